@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs everything kforge needs to build and test on Debian 12 (run as root).
+# Used by the README's first command and by .ci/run, so both see the same machine.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+  build-essential g++ clang cmake ninja-build pkg-config git ca-certificates \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
+  libsqlite3-dev libseccomp-dev libxxhash-dev

@@ -1,0 +1,101 @@
+// `kforge doctor` (see doctor_command.h): a thin view over harness/machine.h.
+#include "cli/doctor_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "harness/machine.h"
+#include "support/fs.h"
+
+namespace kf {
+namespace {
+
+struct DoctorOptions {
+  bool refresh = false;
+  bool json = false;
+};
+
+std::string format_bytes(int64_t bytes) {
+  if (bytes <= 0) return "unknown";
+  if (bytes % (1 << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes % (1 << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string or_absent(const std::string& s) {
+  return s.empty() ? "(not found)" : s;
+}
+
+void print_report(const MachineInfo& m, const std::string& cache_file) {
+  auto row = [](const char* label, const std::string& value) {
+    fmt::print("  {:<13}{}\n", label, value);
+  };
+  const int n = m.cores;
+  fmt::print("kforge doctor\n");
+  row("cpu", m.cpu_model.empty() ? "unknown" : m.cpu_model);
+  row("isa", m.isa.empty() ? "(none detected)" : fmt::format("{}", fmt::join(m.isa, " ")));
+  row("cores", fmt::format("{} usable by this process", n));
+  row("caches", fmt::format("L1d {} and L2 {} per core, L3 {}", format_bytes(m.l1d_bytes),
+                            format_bytes(m.l2_bytes), format_bytes(m.l3_bytes)));
+  row("c++", or_absent(m.cxx_version));
+  row("clang++", or_absent(m.clang_version));
+  row("fp32 peak", fmt::format("{:.1f} GFLOP/s (1 thread), {:.1f} GFLOP/s ({} threads)",
+                               m.peak_gflops_1t, m.peak_gflops_all, n));
+  row("DRAM triad", fmt::format("{:.1f} GB/s (1 thread), {:.1f} GB/s ({} threads)", m.dram_gbps_1t,
+                                m.dram_gbps_all, n));
+  row("L2 triad", fmt::format("{:.1f} GB/s (1 thread, 256 KiB working set)", m.cache_gbps_1t));
+  row("balance",
+      fmt::format("{:.1f} FLOP/byte (1 thread), {:.1f} FLOP/byte ({} threads): "
+                  "kernels below this intensity are memory-bound",
+                  m.peak_gflops_1t / m.dram_gbps_1t, m.peak_gflops_all / m.dram_gbps_all, n));
+  row("fingerprint", m.fingerprint);
+  row("measured", fmt::format("{} (kforge doctor --refresh to measure again)", m.probed_at));
+  row("cache", cache_file);
+}
+
+int run_doctor(const DoctorOptions& o) {
+  ProbeOptions probe;
+  probe.refresh = o.refresh;
+  MachineInfo facts = describe_machine(probe.cxx);
+  std::string cache_file = machine_cache_file(facts.fingerprint).string();
+  std::error_code ec;
+  if (!o.json && (o.refresh || !fs::exists(cache_file, ec)))
+    fmt::print(stderr,
+               "measuring this machine (about {:.0f} s, more the first time: the probe "
+               "is compiled)...\n",
+               probe.seconds);
+  auto m = probe_machine(probe);
+  if (!m) {
+    fmt::print(stderr, "kforge doctor: {}\n", m.error().message());
+    return 1;
+  }
+  cache_file = machine_cache_file(m->fingerprint).string();
+  if (o.json) {
+    nlohmann::json j = m->to_json();
+    j["cache_file"] = cache_file;
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  print_report(*m, cache_file);
+  return 0;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app) {
+  auto options = std::make_shared<DoctorOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "doctor", "Describe this machine and measure its fp32 peak and memory bandwidth");
+  cmd->add_flag("--refresh", options->refresh, "Measure again instead of using the cached figures");
+  cmd->add_flag("--json", options->json, "Print the machine description as JSON");
+  cmd->callback([options] {
+    int rc = run_doctor(*options);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace kf

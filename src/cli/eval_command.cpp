@@ -1,0 +1,139 @@
+#include "cli/eval_command.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "harness/evaluator.h"
+#include "harness/machine.h"
+#include "support/fs.h"
+
+namespace kf {
+namespace {
+
+struct EvalArgs {
+  std::string task_dir, candidate;
+  int threads = 1;
+  bool json = false, no_reference = false, no_time = false, quiet = false;
+  uint64_t seed = 0;
+  double min_time = 1.0, timeout = 30;
+  std::string cxx = "g++";
+  std::vector<std::string> flags;
+};
+
+std::string human_time(double s) {
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.2f} us", s * 1e6);
+}
+
+void print_text(const RunResult& r) {
+  fmt::print("task:     {}\n", r.task);
+  fmt::print("verdict:  {}\n", verdict_name(r.verdict));
+  fmt::print("          {}\n", r.message);
+  for (const auto& d : r.diagnostics) fmt::print("  - {}\n", d);
+  fmt::print("compile:  {:.2f} s{} (key {})\n", r.compile.seconds,
+             r.compile.cached ? ", cached" : "", r.compile.key.substr(0, 12));
+  int passed = 0;
+  for (const auto& c : r.checks) passed += c.passed;
+  fmt::print("checks:   {}/{} passed", passed, r.checks.size());
+  double worst = 0;
+  for (const auto& c : r.checks) worst = std::max(worst, c.rel_l2);
+  fmt::print(" (worst relative L2 error {:.2e})\n", worst);
+  if (r.timing) {
+    const Timing& t = *r.timing;
+    fmt::print("shape:    {}  (threads {})\n", r.shape, r.threads);
+    fmt::print("time:     median {}  min {}  spread {:.1f}%  ({} samples x {} calls, {} input sets)\n",
+               human_time(t.median_s), human_time(t.min_s), 100 * t.spread, t.samples,
+               t.reps_per_sample, t.sets);
+  }
+  if (r.reference_timing) {
+    const Timing& t = *r.reference_timing;
+    fmt::print("reference: median {}  min {}\n", human_time(t.median_s), human_time(t.min_s));
+    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the reference, same run)\n",
+               r.speedup_median, r.speedup_min);
+  }
+  if (r.roofline) {
+    const Roofline& f = *r.roofline;
+    fmt::print("perf:     {:.1f} GFLOP/s, {:.1f} GB/s; {}-bound, {:.1f}% of roofline "
+               "({:.0f} GFLOP/s attainable; peak {:.0f} GFLOP/s, {:.0f} GB/s)\n",
+               f.gflops, f.gbps, f.bound, 100 * f.fraction, f.attainable_gflops, f.peak_gflops,
+               f.peak_gbps);
+  }
+}
+
+int run_eval(const EvalArgs& a) {
+  auto task = load_task(a.task_dir);
+  if (!task) {
+    fmt::print(stderr, "error: {}\n", task.error().message());
+    return 2;
+  }
+  auto source = read_file(a.candidate);
+  if (!source) {
+    fmt::print(stderr, "error: {}\n", source.error().message());
+    return 2;
+  }
+  EvalOptions o;
+  o.threads = a.threads;
+  o.seed = a.seed;
+  o.time = !a.no_time;
+  o.time_reference = !a.no_reference;
+  o.min_time_s = a.min_time;
+  o.run_timeout_s = a.timeout;
+  o.compile.cxx = a.cxx;
+  o.compile.extra_flags = a.flags;
+  if (!a.quiet && !a.json) o.progress = [](const std::string& s) { fmt::print(stderr, "... {}\n", s); };
+  if (o.time) {
+    auto m = probe_machine({});
+    if (!m) {
+      fmt::print(stderr, "error: machine probe failed: {}\n", m.error().message());
+      return 2;
+    }
+    o.machine = MachineLimits{.peak_gflops = m->peak_gflops(a.threads),
+                              .dram_gbps = m->dram_gbps(a.threads),
+                              .cache_gbps = m->cache_gbps_1t * a.threads,
+                              .fingerprint = m->fingerprint};
+  }
+  auto r = evaluate(*task, *source, o);
+  if (!r) {
+    fmt::print(stderr, "error: {}\n", r.error().message());
+    return 2;
+  }
+  if (a.json) {
+    std::cout << r->to_json().dump(2) << "\n";
+  } else {
+    print_text(*r);
+  }
+  return r->verdict == Verdict::ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand("eval", "Judge a candidate kernel on a task");
+  cmd->add_option("task", args->task_dir, "Task directory (task.toml + reference.cpp)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("candidate", args->candidate, "Candidate C++ source")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--threads,-t", args->threads, "Threads for the kernels (OMP_NUM_THREADS)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_flag("--json", args->json, "Print the full result as JSON");
+  cmd->add_option("--seed", args->seed, "Fix the input seed (default: fresh each run)");
+  cmd->add_option("--min-time", args->min_time, "Seconds of measured time per solution")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", args->timeout, "Wall-clock limit per batch of kernel calls (s)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cxx", args->cxx, "Compiler: g++ or clang++")
+      ->check(CLI::IsMember({"g++", "clang++"}));
+  cmd->add_option("--flag", args->flags, "Extra compiler flag from the whitelist (repeatable)");
+  cmd->add_flag("--no-reference", args->no_reference, "Do not time the reference");
+  cmd->add_flag("--no-time", args->no_time, "Check correctness only");
+  cmd->add_flag("--quiet,-q", args->quiet, "No progress lines");
+  cmd->callback([args] { throw CLI::RuntimeError(run_eval(*args)); });
+}
+
+}  // namespace kf

@@ -1,0 +1,96 @@
+#include "harness/checker.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace kf {
+
+std::string element_name(const std::string& name, size_t i, const std::vector<int64_t>& extents) {
+  std::vector<size_t> idx(extents.size());
+  for (size_t d = extents.size(); d-- > 0;) {
+    auto e = static_cast<size_t>(std::max<int64_t>(extents[d], 1));
+    idx[d] = i % e;
+    i /= e;
+  }
+  std::string s = name + "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += fmt::format("{}{}", d ? ", " : "", idx[d]);
+  return s + "]";
+}
+
+void poison(void* data, DType dtype, size_t elements) {
+  switch (dtype) {
+    case DType::f32:
+    case DType::f64:
+    case DType::bf16:
+      for (size_t i = 0; i < elements; ++i)
+        store_from_double(data, dtype, i, std::numeric_limits<double>::quiet_NaN());
+      return;
+    case DType::i32:
+      for (size_t i = 0; i < elements; ++i)
+        static_cast<int32_t*>(data)[i] = std::numeric_limits<int32_t>::min();
+      return;
+    case DType::i64:
+      for (size_t i = 0; i < elements; ++i)
+        static_cast<int64_t*>(data)[i] = std::numeric_limits<int64_t>::min();
+      return;
+  }
+}
+
+CompareResult compare_output(const std::string& name, const void* got, DType dtype,
+                             const double* want, const std::vector<int64_t>& extents,
+                             const Tolerance& tol) {
+  CompareResult r;
+  size_t n = 1;
+  for (auto e : extents) n *= static_cast<size_t>(e);
+  const bool exact = !is_floating(dtype);
+  double err2 = 0, ref2 = 0, worst_ratio = -1;
+  size_t worst_i = 0;
+  auto fail_at = [&](size_t i, double y, double w, const char* why) {
+    if (r.bad_count++ == 0)
+      r.detail = fmt::format("{}: got {}, expected {}{}", element_name(name, i, extents), y, w, why);
+    r.passed = false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const double y = load_as_double(got, dtype, i), w = want[i];
+    if (!std::isfinite(w)) {
+      // The oracle itself is NaN/Inf here: require the same class of value.
+      bool same = (std::isnan(w) && std::isnan(y)) || (std::isinf(w) && y == w);
+      if (!same) fail_at(i, y, w, "");
+      continue;
+    }
+    if (!std::isfinite(y)) {
+      fail_at(i, y, w, std::isnan(y) ? " (NaN: unwritten or invalid)" : " (Inf)");
+      continue;
+    }
+    const double d = std::abs(y - w);
+    err2 += d * d;
+    ref2 += w * w;
+    r.max_abs_err = std::max(r.max_abs_err, d);
+    const double bound = exact ? 0.0 : tol.atol + tol.rtol * std::abs(w);
+    const double ratio = bound > 0 ? d / bound : (d > 0 ? INFINITY : 0);
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst_i = i;
+    }
+    if (d > bound) fail_at(i, y, w, fmt::format(" (|error| {:.3g} > bound {:.3g})", d, bound).c_str());
+  }
+  r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  if (n > 0 && worst_ratio >= 0)
+    r.worst = fmt::format("{}: got {}, expected {}", element_name(name, worst_i, extents),
+                          load_as_double(got, dtype, worst_i), want[worst_i]);
+  if (!exact && r.rel_l2 > tol.rel_l2) {
+    r.passed = false;
+    std::string msg = fmt::format("{}: relative L2 error {:.3g} exceeds {:.3g}", name, r.rel_l2,
+                                  tol.rel_l2);
+    r.detail = r.detail.empty() ? msg : msg + "; first bad element " + r.detail;
+  } else if (r.bad_count > 0) {
+    r.detail = fmt::format("{} of {} elements of {} out of tolerance; first: {}", r.bad_count, n,
+                           name, r.detail);
+  }
+  return r;
+}
+
+}  // namespace kf

@@ -1,0 +1,38 @@
+// The checker: compares a solution's outputs with the float64 oracle's. The parent runs it on
+// buffers it owns; the oracle's values never enter the candidate's process.
+//
+// An output passes when (1) every element is finite wherever the oracle is finite, (2) the
+// relative L2 error ‖y − y*‖ / ‖y*‖ is within rel_l2, and (3) every element satisfies
+// |y − y*| ≤ atol + rtol·|y*|. Integer outputs must match exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+
+namespace kf {
+
+struct CompareResult {
+  bool passed = true;
+  double rel_l2 = 0;
+  double max_abs_err = 0;
+  std::string worst;   // element with the largest error relative to its bound
+  std::string detail;  // first failure, e.g. "C[3, 7]: got nan, expected 1.25"
+  size_t bad_count = 0;
+};
+
+// `got` holds `dtype` elements, `want` holds doubles, both with `extents`.
+CompareResult compare_output(const std::string& name, const void* got, DType dtype,
+                             const double* want, const std::vector<int64_t>& extents,
+                             const Tolerance& tol);
+
+// "C[3, 7]" for flat index i in a row-major tensor.
+std::string element_name(const std::string& name, size_t i, const std::vector<int64_t>& extents);
+
+// Fills a buffer with values no correct kernel leaves behind: quiet NaN for floating types, the
+// minimum value for integers.
+void poison(void* data, DType dtype, size_t elements);
+
+}  // namespace kf

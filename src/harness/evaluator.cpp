@@ -1,0 +1,475 @@
+#include "harness/evaluator.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "harness/checker.h"
+#include "harness/sandbox.h"
+#include "harness/shim.h"
+#include "harness/timer.h"
+#include "support/hash.h"
+#include "task/inputs.h"
+
+namespace kf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A solution compiled for one role: the candidate, the f64 oracle, or the reference baseline.
+struct Solution {
+  std::string so;
+  ShimKind kind;
+};
+
+std::vector<BufferSpec> layout_for(const Task& task, const ShapeInstance& inst, ShimKind kind) {
+  std::vector<BufferSpec> out;
+  for (size_t t = 0; t < task.tensor_count(); ++t)
+    out.push_back({task.tensor(t).name, inst.elements[t] * dtype_size(buffer_dtype(task, t, kind)),
+                   t < task.inputs.size()});
+  return out;
+}
+
+Expected<std::unique_ptr<Worker>> start_worker(const Task& task, const ShapeInstance& inst,
+                                               const Solution& s, int sets,
+                                               const EvalOptions& o) {
+  WorkerSpec spec{.so = s.so,
+                  .layout = layout_for(task, inst, s.kind),
+                  .sets = sets,
+                  .dims = inst.dims,
+                  .scalars = inst.scalars,
+                  .threads = o.threads,
+                  .start_timeout_s = 60,
+                  .memory_limit = o.memory_limit};
+  return Worker::start(spec);
+}
+
+// Draws input set `set` of `w` from `seed`.
+Status fill_inputs(const Task& task, const ShapeInstance& inst, Worker& w, int set, uint64_t seed) {
+  for (size_t i = 0; i < task.inputs.size(); ++i)
+    KF_RETURN_IF_ERROR(generate_input(task, inst, i, seed, w.buffer(set, i)));
+  return ok_status();
+}
+
+// Copies the inputs of `src` (task dtypes) into `dst`, widening floating tensors if `dst` is the
+// oracle (f64).
+void copy_inputs(const Task& task, const ShapeInstance& inst, const Worker& src, int src_set,
+                 Worker& dst, int dst_set, ShimKind dst_kind) {
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const DType from = task.inputs[i].dtype, to = buffer_dtype(task, i, dst_kind);
+    if (from == to) {
+      std::memcpy(dst.buffer(dst_set, i), src.buffer(src_set, i), src.bytes(i));
+      continue;
+    }
+    for (size_t e = 0; e < inst.elements[i]; ++e)
+      store_from_double(dst.buffer(dst_set, i), to, e, load_as_double(src.buffer(src_set, i), from, e));
+  }
+}
+
+void poison_outputs(const Task& task, const ShapeInstance& inst, Worker& w, int set, ShimKind kind) {
+  for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t)
+    poison(w.buffer(set, t), buffer_dtype(task, t, kind), inst.elements[t]);
+}
+
+std::string inputs_hash(const Task& task, const Worker& w) {
+  Hasher h;
+  for (int s = 0; s < w.sets(); ++s)
+    for (size_t i = 0; i < task.inputs.size(); ++i)
+      h.add(std::string_view(static_cast<const char*>(w.buffer(s, i)), w.bytes(i)));
+  return h.hex();
+}
+
+std::string outputs_snapshot(const Task& task, const Worker& w, int set) {
+  std::string s;
+  for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t)
+    s.append(static_cast<const char*>(w.buffer(set, t)), w.bytes(t));
+  return s;
+}
+
+// Compares every output of set `set` of `w` with the oracle's set 0.
+CompareResult compare_outputs(const Task& task, const ShapeInstance& inst, const Worker& w, int set,
+                              const Worker& oracle) {
+  CompareResult total;
+  for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t) {
+    const TensorSpec& spec = task.tensor(t);
+    const Tolerance tol = is_floating(spec.dtype) ? task.tolerance_for(spec.dtype) : Tolerance{};
+    CompareResult r = compare_output(spec.name, w.buffer(set, t), spec.dtype,
+                                     static_cast<const double*>(oracle.buffer(0, t)),
+                                     inst.extents[t], tol);
+    total.rel_l2 = std::max(total.rel_l2, r.rel_l2);
+    total.max_abs_err = std::max(total.max_abs_err, r.max_abs_err);
+    if (total.worst.empty()) total.worst = r.worst;
+    if (!r.passed && total.passed) {
+      total.passed = false;
+      total.detail = r.detail;
+      total.worst = r.worst;
+    }
+  }
+  return total;
+}
+
+class Judge {
+ public:
+  Judge(const Task& task, const EvalOptions& o, RunResult& res) : task_(task), o_(o), res_(res) {
+    seed_ = o.seed ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+  }
+
+  // Returns true while the candidate is still in good standing.
+  bool failed() const { return failed_; }
+
+  void fail(Verdict v, const std::string& message, std::vector<std::string> diags = {}) {
+    if (failed_) return;
+    failed_ = true;
+    res_.verdict = v;
+    res_.message = message;
+    for (auto& d : diags) res_.diagnostics.push_back(std::move(d));
+  }
+
+  void note(const std::string& line) const {
+    if (o_.progress) o_.progress(line);
+  }
+
+  uint64_t next_seed() { return seed_ + 0x9e3779b97f4a7c15ull * ++seed_count_; }
+
+  // After a run of the candidate: inputs intact, nothing written outside its outputs, and
+  // outputs that stay put after the kernel returned.
+  void check_side_effects(const ShapeInstance& inst, Worker& w, const std::string& input_hash,
+                          int set, double run_s, const std::string& where) {
+    if (failed_) return;
+    if (inputs_hash(task_, w) != input_hash)
+      return fail(Verdict::forbidden, fmt::format("{}: the candidate modified an input buffer", where),
+                  {"inputs are read-only: every input buffer is hashed before the run and "
+                   "compared after it"});
+    std::string which;
+    if (!w.canaries_intact(&which))
+      return fail(Verdict::forbidden,
+                  fmt::format("{}: the candidate wrote outside its outputs (next to '{}')",
+                              where, which));
+    std::string before = outputs_snapshot(task_, w, set);
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.002 + 2 * run_s, 0.2)));
+    if (outputs_snapshot(task_, w, set) != before)
+      fail(Verdict::forbidden,
+           fmt::format("{}: outputs changed after the kernel returned", where),
+           {"work was left running (e.g. in a background thread) after the call returned; a "
+            "kernel must finish before it returns"});
+    (void)inst;
+  }
+
+  Expected<bool> check_test_shapes(const Solution& cand, const Solution& oracle);
+  Expected<bool> bench(const Solution& cand, const Solution& oracle,
+                       const std::optional<Solution>& reference);
+
+ private:
+  void record(const ShapeInstance& inst, uint64_t seed, const CompareResult& c, bool timed) {
+    res_.checks.push_back({.shape = inst.label(),
+                           .seed = seed,
+                           .passed = c.passed,
+                           .timed = timed,
+                           .rel_l2 = c.rel_l2,
+                           .max_abs_err = c.max_abs_err,
+                           .worst = c.worst,
+                           .detail = c.detail});
+  }
+  Expected<std::vector<double>> time_pair(Worker& cand, Worker* ref, const ShapeInstance& inst,
+                                          Worker& oracle, int reps, double overhead,
+                                          std::vector<double>* ref_times);
+
+  const Task& task_;
+  const EvalOptions& o_;
+  RunResult& res_;
+  uint64_t seed_ = 0, seed_count_ = 0;
+  bool failed_ = false;
+};
+
+Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& oracle) {
+  for (const ShapePoint& point : task_.tests) {
+    auto inst = task_.instantiate(point);
+    if (!inst) return inst.error();
+    note(fmt::format("checking {}", inst->label()));
+    auto cw = start_worker(task_, *inst, cand, 1, o_);
+    if (!cw) return cw.error();
+    if (auto* f = (*cw)->fault()) {
+      fail(f->verdict, f->message);
+      return false;
+    }
+    auto ow = start_worker(task_, *inst, oracle, 1, o_);
+    if (!ow) return ow.error();
+    if (auto* f = (*ow)->fault()) return Status::error("the task's reference (oracle) " + f->message);
+    for (int s = 0; s < std::max(o_.seeds_per_shape, 2); ++s) {
+      const uint64_t seed = next_seed();
+      KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, **cw, 0, seed));
+      copy_inputs(task_, *inst, **cw, 0, **ow, 0, ShimKind::oracle);
+      const std::string hash = inputs_hash(task_, **cw);
+      poison_outputs(task_, *inst, **cw, 0, ShimKind::candidate);
+      poison_outputs(task_, *inst, **ow, 0, ShimKind::oracle);
+      RunOutcome orc = (*ow)->run(0, 1, o_.oracle_timeout_s);
+      if (!orc.ok)
+        return Status::error(fmt::format("the task's reference (oracle) failed at {}: {}",
+                                         inst->label(), orc.message));
+      RunOutcome r = (*cw)->run(0, 1, o_.run_timeout_s);
+      res_.output_log = (*cw)->output_log();
+      if (!r.ok) {
+        fail(r.verdict, fmt::format("at {}: {}", inst->label(), r.message));
+        return false;
+      }
+      const std::string where = fmt::format("at {} (seed {})", inst->label(), seed);
+      check_side_effects(*inst, **cw, hash, 0, r.seconds, where);
+      if (failed_) return false;
+      CompareResult c = compare_outputs(task_, *inst, **cw, 0, **ow);
+      record(*inst, seed, c, false);
+      if (!c.passed) {
+        fail(Verdict::wrong_answer, fmt::format("wrong answer {}: {}", where, c.detail),
+             {fmt::format("largest error relative to the tolerance: {}", c.worst)});
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const ShapeInstance& inst,
+                                               Worker& oracle, int reps, double overhead,
+                                               std::vector<double>* ref_times) {
+  std::vector<double> times;
+  const int k = cand.sets();
+  const int first = (k - (reps - 1) % k) % k;  // the batch ends on set 0, which is verified
+  const std::string hash = inputs_hash(task_, cand);
+  double measured = 0;
+  const auto wall_start = Clock::now();
+  while (static_cast<int>(times.size()) < o_.max_samples) {
+    for (int s = 0; s < k; ++s) poison_outputs(task_, inst, cand, s, ShimKind::candidate);
+    RunOutcome r = cand.run(first, reps, o_.run_timeout_s);
+    if (!r.ok) {
+      fail(r.verdict, fmt::format("during timing at {}: {}", inst.label(), r.message));
+      return times;
+    }
+    const double per_run = std::max(r.seconds - overhead, 0.0) / reps;
+    times.push_back(per_run);
+    measured += per_run * reps;
+    // Verify this timed run: set 0 against the oracle, the other sets for unwritten outputs.
+    CompareResult c = compare_outputs(task_, inst, cand, 0, oracle);
+    if (!c.passed) {
+      record(inst, 0, c, true);
+      fail(Verdict::wrong_answer,
+           fmt::format("the output of a timed run at {} is wrong: {}", inst.label(), c.detail),
+           {"every timed batch ends on an input set whose output the judge verifies"});
+      return times;
+    }
+    for (int j = 0; j < reps - 1; ++j) {
+      int s = (first + j) % k;
+      for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
+        for (size_t e = 0; e < inst.elements[t]; ++e)
+          if (std::isnan(load_as_double(cand.buffer(s, t), task_.tensor(t).dtype, e))) {
+            fail(Verdict::wrong_answer,
+                 fmt::format("a timed run at {} left output '{}' unwritten (input set {})",
+                             inst.label(), task_.tensor(t).name, s));
+            return times;
+          }
+    }
+    if (ref) {
+      RunOutcome rr = ref->run(first, reps, o_.run_timeout_s);
+      if (!rr.ok) return Status::error("the task's reference failed during timing: " + rr.message);
+      ref_times->push_back(std::max(rr.seconds - overhead, 0.0) / reps);
+    }
+    const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    const int n = static_cast<int>(times.size());
+    if (n >= o_.min_samples && measured >= o_.min_time_s) break;
+    if (n >= o_.min_samples && wall >= o_.max_timing_wall_s) break;
+  }
+  if (inputs_hash(task_, cand) != hash)
+    fail(Verdict::forbidden, "the candidate modified an input buffer during timing");
+  std::string which;
+  if (!failed_ && !cand.canaries_intact(&which))
+    fail(Verdict::forbidden,
+         fmt::format("the candidate wrote outside its outputs during timing (next to '{}')", which));
+  return times;
+}
+
+Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
+                            const std::optional<Solution>& reference) {
+  auto inst = task_.instantiate(task_.bench);
+  if (!inst) return inst.error();
+  res_.shape = inst->label();
+  size_t set_bytes = 0;
+  for (const auto& b : layout_for(task_, *inst, ShimKind::candidate)) set_bytes += b.bytes;
+  // Enough input sets that rotating through them defeats the caches (>= 2, <= 8, ~128 MiB).
+  const int sets = static_cast<int>(std::clamp<size_t>((size_t{128} << 20) / std::max<size_t>(set_bytes, 1), 2, 8));
+  note(fmt::format("bench shape {}: {} input sets of {:.1f} MiB", inst->label(), sets,
+                   static_cast<double>(set_bytes) / (1 << 20)));
+
+  auto cw = start_worker(task_, *inst, cand, sets, o_);
+  if (!cw) return cw.error();
+  if (auto* f = (*cw)->fault()) {
+    fail(f->verdict, f->message);
+    return false;
+  }
+  auto ow = start_worker(task_, *inst, oracle, 1, o_);
+  if (!ow) return ow.error();
+  if (auto* f = (*ow)->fault()) return Status::error("the task's reference (oracle) " + f->message);
+  std::unique_ptr<Worker> rw;
+  if (reference) {
+    auto w = start_worker(task_, *inst, *reference, sets, o_);
+    if (!w) return w.error();
+    if (auto* f = (*w)->fault()) return Status::error("the task's reference " + f->message);
+    rw = std::move(*w);
+  }
+  const uint64_t seed = next_seed();
+  for (int s = 0; s < sets; ++s) {
+    KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, **cw, s, seed + static_cast<uint64_t>(s)));
+    if (rw) copy_inputs(task_, *inst, **cw, s, *rw, s, ShimKind::reference);
+  }
+  copy_inputs(task_, *inst, **cw, 0, **ow, 0, ShimKind::oracle);
+  poison_outputs(task_, *inst, **ow, 0, ShimKind::oracle);
+  note("running the f64 oracle at the bench shape");
+  RunOutcome orc = (*ow)->run(0, 1, o_.oracle_timeout_s);
+  if (!orc.ok) return Status::error("the task's reference (oracle) failed at the bench shape: " + orc.message);
+
+  // Warm-up run, checked like any other.
+  const std::string hash = inputs_hash(task_, **cw);
+  for (int s = 0; s < sets; ++s) poison_outputs(task_, *inst, **cw, s, ShimKind::candidate);
+  RunOutcome warm = (*cw)->run(0, 1, o_.run_timeout_s);
+  res_.output_log = (*cw)->output_log();
+  if (!warm.ok) {
+    fail(warm.verdict, fmt::format("at {}: {}", inst->label(), warm.message));
+    return false;
+  }
+  check_side_effects(*inst, **cw, hash, 0, warm.seconds, fmt::format("at {}", inst->label()));
+  if (failed_) return false;
+  CompareResult c = compare_outputs(task_, *inst, **cw, 0, **ow);
+  record(*inst, seed, c, false);
+  if (!c.passed) {
+    fail(Verdict::wrong_answer, fmt::format("wrong answer at {}: {}", inst->label(), c.detail),
+         {fmt::format("largest error relative to the tolerance: {}", c.worst)});
+    return false;
+  }
+  if (rw) {
+    RunOutcome rwarm = rw->run(0, 1, o_.oracle_timeout_s);
+    if (!rwarm.ok) return Status::error("the task's reference failed at the bench shape: " + rwarm.message);
+  }
+
+  // Protocol overhead: the fastest of a few empty round trips, subtracted from each batch.
+  double overhead = 1e9;
+  for (int i = 0; i < 20; ++i) {
+    RunOutcome p = (*cw)->ping();
+    if (!p.ok) {
+      fail(p.verdict, p.message);
+      return false;
+    }
+    overhead = std::min(overhead, p.seconds);
+  }
+  // Batches of at least ~5 ms, never reusing an input set within a batch.
+  const int reps = static_cast<int>(std::clamp(std::ceil(0.005 / std::max(warm.seconds, 1e-9)), 1.0,
+                                               static_cast<double>(sets)));
+  note(fmt::format("timing: batches of {} call(s), side by side with the reference", reps));
+  std::vector<double> ref_times;
+  auto times = time_pair(**cw, rw.get(), *inst, **ow, reps, overhead, &ref_times);
+  if (!times) return times.error();
+  if (failed_) return false;
+  record(*inst, seed, compare_outputs(task_, *inst, **cw, 0, **ow), true);
+  res_.timing = summarize_timing(*times, reps, sets, overhead);
+  if (rw) {
+    res_.reference_timing = summarize_timing(ref_times, reps, sets, overhead);
+    res_.speedup_median = res_.reference_timing->median_s / std::max(res_.timing->median_s, 1e-12);
+    res_.speedup_min = res_.reference_timing->min_s / std::max(res_.timing->min_s, 1e-12);
+  }
+  if (o_.machine) {
+    const MachineLimits& m = *o_.machine;
+    Roofline rf;
+    rf.flops = inst->flops;
+    rf.bytes = inst->bytes;
+    const double t = res_.timing->median_s;
+    rf.gflops = t > 0 ? rf.flops / t * 1e-9 : 0;
+    rf.gbps = t > 0 ? rf.bytes / t * 1e-9 : 0;
+    rf.peak_gflops = m.peak_gflops;
+    rf.peak_gbps = m.dram_gbps;
+    const double intensity = rf.bytes > 0 ? rf.flops / rf.bytes : INFINITY;
+    rf.attainable_gflops = std::min(m.peak_gflops, intensity * m.dram_gbps);
+    rf.bound = intensity * m.dram_gbps < m.peak_gflops ? "memory" : "compute";
+    rf.fraction = rf.attainable_gflops > 0 ? rf.gflops / rf.attainable_gflops : 0;
+    // The fastest any kernel could be: all FMA units busy, or every byte streamed at the
+    // cache bandwidth (generous: inputs may be cache-resident).
+    rf.min_time_s = std::max(m.peak_gflops > 0 ? rf.flops / (m.peak_gflops * 1e9) : 0.0,
+                             m.cache_gbps > 0 ? rf.bytes / (m.cache_gbps * 1e9) : 0.0);
+    res_.roofline = rf;
+    if (rf.min_time_s > 0 && res_.timing->min_s < o_.suspicious_fraction * rf.min_time_s)
+      fail(Verdict::suspicious,
+           fmt::format("faster than the machine allows: {:.3g} s per call, but {:.3g} FLOP at "
+                       "{:.0f} GFLOP/s and {:.3g} bytes at {:.0f} GB/s need at least {:.3g} s",
+                       res_.timing->min_s, rf.flops, m.peak_gflops, rf.bytes, m.cache_gbps,
+                       rf.min_time_s),
+           {"a kernel this fast is skipping work (e.g. returning a cached result); the outputs "
+            "matched, but the time cannot be real"});
+  }
+  return !failed_;
+}
+
+}  // namespace
+
+Expected<RunResult> evaluate(const Task& task, const std::string& candidate_source,
+                             const EvalOptions& o) {
+  RunResult res;
+  res.task = task.name;
+  res.threads = o.threads;
+  if (o.machine) res.machine = o.machine->fingerprint;
+  Judge judge(task, o, res);
+
+  judge.note("compiling the candidate");
+  CompiledObject cand = compile_solution(candidate_source, entry_shim(task, ShimKind::candidate), o.compile);
+  res.compile = cand.info;
+  if (!cand.info.ok) {
+    std::vector<std::string> diags;
+    for (const auto& d : cand.info.diagnostics)
+      if (d.severity == "error")
+        diags.push_back(d.line ? fmt::format("{}:{}:{}: {}", d.file, d.line, d.column, d.message)
+                               : d.message);
+    if (diags.empty()) diags.push_back(cand.info.log.substr(0, 2000));
+    judge.fail(Verdict::compile_error, "compilation failed: " + diags.front(), diags);
+    return res;
+  }
+  if (!cand.interposed_symbols.empty()) {
+    std::string names;
+    for (const auto& s : cand.interposed_symbols) names += (names.empty() ? "" : ", ") + s;
+    judge.fail(Verdict::forbidden,
+               fmt::format("the candidate defines C-library functions: {}", names),
+               {"a kernel may not define functions that would replace the C library's (clocks, "
+                "process control): the judge's timing must not be tampered with"});
+    return res;
+  }
+  CompileOptions ref_opts = o.compile;
+  ref_opts.extra_flags.clear();
+  CompiledObject oracle = compile_solution(task.reference_source, entry_shim(task, ShimKind::oracle), ref_opts);
+  if (!oracle.info.ok)
+    return Status::error(fmt::format("{}/reference.cpp does not compile as the f64 oracle:\n{}",
+                                     task.dir.string(), oracle.info.log));
+  std::optional<Solution> reference;
+  if (o.time && o.time_reference) {
+    CompiledObject ref = compile_solution(task.reference_source, entry_shim(task, ShimKind::reference), ref_opts);
+    if (!ref.info.ok)
+      return Status::error(fmt::format("{}/reference.cpp does not compile at {}:\n{}",
+                                       task.dir.string(), dtype_name(task.dtype), ref.info.log));
+    reference = Solution{ref.so_path, ShimKind::reference};
+  }
+  const Solution cand_s{cand.so_path, ShimKind::candidate};
+  const Solution oracle_s{oracle.so_path, ShimKind::oracle};
+
+  auto tests_ok = judge.check_test_shapes(cand_s, oracle_s);
+  if (!tests_ok) return tests_ok.error();
+  if (!*tests_ok) return res;
+  if (o.time) {
+    auto bench_ok = judge.bench(cand_s, oracle_s, reference);
+    if (!bench_ok) return bench_ok.error();
+    if (!*bench_ok) return res;
+  }
+  res.verdict = Verdict::ok;
+  res.message = o.time ? fmt::format("correct on {} test shapes and the bench shape",
+                                     task.tests.size())
+                       : fmt::format("correct on {} test shapes (not timed)", task.tests.size());
+  return res;
+}
+
+}  // namespace kf

@@ -1,0 +1,56 @@
+// The judge's pipeline for one candidate on one task:
+//   compile → check every test shape with fresh seeds → check and time at the bench shape,
+//   side by side with the task's reference → roofline → verdict.
+//
+//   EvalOptions opt; opt.threads = 2; opt.machine = limits_from(probe);
+//   Expected<RunResult> r = evaluate(task, read_file("cand.cpp"), opt);
+//   // r fails only when the *task* or the environment is broken (reference does not compile,
+//   // oracle crashes, the worker cannot start); a broken candidate is a verdict in r->verdict.
+//
+// Invariants (DESIGN.md): the parent generates inputs, poisons outputs before every run, checks
+// inputs are unchanged, compares with the f64 oracle itself, times with its own clock, and
+// verifies the outputs of timed runs. Nothing an agent passes here can loosen a tolerance or
+// skip a test shape: tolerances and shapes come only from the task.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "harness/run_result.h"
+#include "harness/toolchain.h"
+#include "task/task.h"
+
+namespace kf {
+
+// The machine's ceilings at the evaluation's thread count (from the machine probe).
+struct MachineLimits {
+  double peak_gflops = 0;   // fp32 FMA peak
+  double dram_gbps = 0;     // STREAM-triad-like bandwidth
+  double cache_gbps = 0;    // L2-resident bandwidth (bounds what any kernel can stream)
+  std::string fingerprint;
+};
+
+struct EvalOptions {
+  int threads = 1;
+  int seeds_per_shape = 2;     // fresh random inputs per test shape (at least 2)
+  uint64_t seed = 0;           // 0: draw fresh seeds; otherwise reproducible
+  bool time = true;            // false: correctness only (no bench shape)
+  bool time_reference = true;  // time the task's reference side by side
+  double min_time_s = 1.0;     // measured time per solution at the bench shape
+  int min_samples = 5, max_samples = 200;
+  double max_timing_wall_s = 60;
+  double run_timeout_s = 30;     // wall-clock deadline of one batch of kernel calls
+  double oracle_timeout_s = 300;
+  size_t memory_limit = 0;       // address space beyond the buffers; 0 = default
+  double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
+  CompileOptions compile;
+  std::optional<MachineLimits> machine;
+  std::function<void(const std::string&)> progress;  // status lines, may be empty
+};
+
+Expected<RunResult> evaluate(const Task& task, const std::string& candidate_source,
+                             const EvalOptions& options);
+
+}  // namespace kf

@@ -1,0 +1,602 @@
+// Machine description and measurement (see machine.h). describe_machine() reads /proc/cpuinfo,
+// CPUID and sysfs; probe_machine() compiles the embedded probe program once per compiler and
+// machine, runs it, and caches its figures per machine fingerprint.
+#include "harness/machine.h"
+
+#include <sched.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <iterator>
+#include <sstream>
+#include <thread>
+#include <type_traits>
+
+#include "support/fs.h"
+#include "support/hash.h"
+#include "support/subprocess.h"
+
+namespace kf {
+namespace {
+
+using json = nlohmann::json;
+
+// The probe. It pins one OpenMP thread per usable CPU and times between spinning barriers (on
+// this VM a thread started on its parent's CPU can cost a whole time slice, ~8 ms), and reports
+// the fastest repetition of each figure.
+constexpr const char* kProbeSource = R"probe(
+// kforge machine probe, written by kforge (src/harness/machine.cpp). Measures the fp32 FMA peak
+// and triad bandwidth (DRAM and L2) on 1 and all threads; prints one JSON object.
+// Usage: probe [seconds]
+#include <omp.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#if defined(__AVX512F__)
+typedef float vf __attribute__((vector_size(64)));
+#else
+typedef float vf __attribute__((vector_size(32)));
+#endif
+constexpr int kLanes = sizeof(vf) / sizeof(float);
+constexpr int kAcc = 12;       // independent FMA chains, more than latency x issue width
+constexpr long kChunk = 1024;  // FMA loop iterations per work unit
+#if defined(__x86_64__) || defined(__i386__)
+#define PROBE_PAUSE() __builtin_ia32_pause()
+#else
+#define PROBE_PAUSE() ((void)0)
+#endif
+volatile float g_mul = 0.999999f, g_add = 1e-7f;
+double g_sink = 0;
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// kAcc chains of acc = acc * m + a; their sum is returned so none of the work is dead.
+__attribute__((noinline)) float fma_chains(long iters, float seed) {
+  vf acc[kAcc], m, a;
+  for (int i = 0; i < kLanes; ++i) m[i] = g_mul, a[i] = g_add;
+  for (int k = 0; k < kAcc; ++k) acc[k] = m * (seed + 1e-3f * k);
+  for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (int k = 0; k < kAcc; ++k) acc[k] = acc[k] * m + a;
+  }
+  float r = 0;
+  for (int k = 0; k < kAcc; ++k)
+    for (int i = 0; i < kLanes; ++i) r += acc[k][i];
+  return r;
+}
+
+__attribute__((noinline)) void triad(float* __restrict a, const float* __restrict b,
+                                     const float* __restrict c, long n, float s) {
+  for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+// Releases all threads within microseconds (a sleeping barrier can take a time slice).
+struct SpinBarrier {
+  int n;
+  std::atomic<int> count{0}, phase{0};
+  void wait() {
+    int p = phase.load();
+    if (count.fetch_add(1) + 1 == n) {
+      count.store(0);
+      phase.fetch_add(1);
+      return;
+    }
+    while (phase.load() == p) PROBE_PAUSE();
+  }
+};
+
+// The CPUs this process may use, and a mask of one of them.
+cpu_set_t g_allowed;
+std::vector<int> g_cpus;
+cpu_set_t one_cpu(int i) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(g_cpus[i % g_cpus.size()], &one);
+  return one;
+}
+
+// Pins OpenMP thread i to the i-th usable CPU. Unpinned, Linux may start a thread on its
+// parent's CPU, where a spinning parent costs it whole time slices. The main thread is pinned
+// only while a team runs (timed_parallel), so alone it can move away from a busy CPU.
+void pin_threads(int threads) {
+  sched_getaffinity(0, sizeof g_allowed, &g_allowed);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &g_allowed)) g_cpus.push_back(c);
+  if (g_cpus.empty()) g_cpus.push_back(0);
+#pragma omp parallel num_threads(threads)
+  {
+    cpu_set_t one = one_cpu(omp_get_thread_num());
+    if (omp_get_thread_num() > 0) sched_setaffinity(0, sizeof one, &one);
+  }
+}
+
+// Runs work(thread, units) on `threads` threads released together; returns the seconds from
+// the common start until the last thread finished (thread start-up is not timed).
+template <typename W>
+double timed_parallel(int threads, long units, W work) {
+  if (threads == 1) {
+    double t0 = now();
+    work(0, units);
+    return now() - t0;
+  }
+  SpinBarrier barrier{threads};
+  double t0 = 0, t1 = 0;
+  cpu_set_t first = one_cpu(0);
+  sched_setaffinity(0, sizeof first, &first);
+#pragma omp parallel num_threads(threads)
+  {
+    barrier.wait();
+    if (omp_get_thread_num() == 0) t0 = now();
+    work(omp_get_thread_num(), units);
+    barrier.wait();
+    if (omp_get_thread_num() == 0) t1 = now();
+  }
+  sched_setaffinity(0, sizeof g_allowed, &g_allowed);
+  return t1 - t0;
+}
+
+// Thread t's share [begin, end) of n elements, in whole cache lines.
+void share(long n, int t, int threads, long& begin, long& end) {
+  long lines = (n + 15) / 16;
+  begin = std::min(n, lines * t / threads * 16);
+  end = std::min(n, lines * (t + 1) / threads * 16);
+}
+
+struct Arrays {
+  float *a, *b, *c;
+  long n;
+};
+
+// Three arrays of n floats, first touched by `threads` threads in the timed loops' layout.
+Arrays allocate(long n, int threads) {
+  size_t huge = 2 << 20, bytes = (n * sizeof(float) + huge - 1) / huge * huge;
+  Arrays x{nullptr, nullptr, nullptr, n};
+  for (float** p : {&x.a, &x.b, &x.c}) {
+    *p = static_cast<float*>(std::aligned_alloc(huge, bytes));
+    if (!*p) std::fprintf(stderr, "probe: out of memory\n"), std::exit(2);
+    madvise(*p, bytes, MADV_HUGEPAGE);
+  }
+  timed_parallel(threads, 1, [&](int t, long) {
+    long begin, end;
+    share(n, t, threads, begin, end);
+    for (long i = begin; i < end; ++i) x.a[i] = 0, x.b[i] = 1, x.c[i] = 2;
+  });
+  return x;
+}
+
+double run_triad(const Arrays& x, int threads, long passes) {
+  return timed_parallel(threads, passes, [&](int t, long p) {
+    long begin, end;
+    share(x.n, t, threads, begin, end);
+    for (; p > 0; --p) {
+      triad(x.a + begin, x.b + begin, x.c + begin, end - begin, 0.5f);
+      asm volatile("" ::: "memory");
+    }
+  });
+}
+
+double run_fma(int threads, long units) {
+  std::vector<double> sums(threads);
+  double t = timed_parallel(threads, units, [&](int i, long u) {
+    sums[i] = fma_chains(u * kChunk, 1.0f + i);
+  });
+  for (double s : sums) g_sink += s;
+  return t;
+}
+
+// Picks a unit count so one repetition takes about rep_s (each calibration step keeps the
+// faster of two runs, so one stall cannot skew it), then returns the fastest repetition's
+// seconds per unit: a ceiling, as a roofline needs (on a shared VM a median measures the
+// neighbours too). body(units) returns the seconds it measured.
+template <typename F>
+double seconds_per_unit(F body, double rep_s, int reps) {
+  rep_s = std::max(rep_s, 0.004);
+  body(1);  // warm-up
+  long units = 1;
+  double t = 0;
+  while ((t = std::min(body(units), body(units))) < rep_s / 8 && units < (1L << 40)) units *= 2;
+  units = std::max(1L, static_cast<long>(units * rep_s / std::max(t, 1e-9)));
+  double best = body(units);
+  for (int r = 1; r < reps; ++r) best = std::min(best, body(units));
+  return best / units;
+}
+
+int main(int argc, char** argv) {
+  double budget = std::min(std::max(argc > 1 ? std::atof(argv[1]) : 2.0, 0.05), 60.0);
+  const int threads = std::max(1, omp_get_max_threads()), reps = 7;
+  const double start = now();
+  pin_threads(threads);
+  auto rate = [&](double work, double share_of_budget, auto body) {
+    return work / seconds_per_unit(body, budget * share_of_budget / reps, reps) * 1e-9;
+  };
+  const double flops = 2.0 * kLanes * kAcc * kChunk;
+  double peak_1t = rate(flops, 0.12, [](long u) { return run_fma(1, u); });
+  double peak_all = rate(threads * flops, 0.12, [&](long u) { return run_fma(threads, u); });
+
+  long dram_n = (budget < 1.0 ? 64L << 20 : 128L << 20) / sizeof(float);
+  Arrays big = allocate(dram_n, threads);
+  double dram_1t = rate(12.0 * dram_n, 0.2, [&](long u) { return run_triad(big, 1, u); });
+  double dram_all = rate(12.0 * dram_n, 0.15, [&](long u) { return run_triad(big, threads, u); });
+  g_sink += big.a[dram_n / 2];
+  std::free(big.a), std::free(big.b), std::free(big.c);
+
+  long cache_n = (256L << 10) / (3 * sizeof(float)) / 16 * 16;
+  Arrays small = allocate(cache_n, 1);
+  double cache_1t = rate(12.0 * cache_n, 0.1, [&](long u) { return run_triad(small, 1, u); });
+  g_sink += small.a[cache_n / 2];
+
+  std::printf(
+      "{\"peak_gflops_1t\": %.3f, \"peak_gflops_all\": %.3f, \"dram_gbps_1t\": %.3f, "
+      "\"dram_gbps_all\": %.3f, \"cache_gbps_1t\": %.3f, \"threads\": %d, \"lanes\": %d, "
+      "\"dram_array_mib\": %ld, \"cache_set_kib\": %ld, \"seconds\": %.3f, \"sink\": %.6g}\n",
+      peak_1t, peak_all, dram_1t, dram_all, cache_1t, threads, kLanes, dram_n * 4 >> 20,
+      cache_n * 12 >> 10, now() - start, std::isfinite(g_sink) ? g_sink : 0.0);
+  return 0;
+}
+)probe";
+
+// -std=c++17 (not gnu++17) turns GCC's FMA contraction off; the probe needs `a * b + c` fused.
+const std::vector<std::string> kProbeFlags = {"-std=c++17", "-O3", "-march=native",
+                                              "-ffp-contract=fast", "-fopenmp"};
+
+// ISA extensions worth knowing for kernels, in /proc/cpuinfo's names.
+constexpr const char* kIsaFlags =
+    "sse4_2 avx avx2 fma f16c avx512f avx512dq avx512cd avx512bw avx512vl avx512ifma avx512vbmi "
+    "avx512_vbmi2 avx512_vnni avx512_bf16 avx512_fp16 avx512_vpopcntdq avx512_bitalg avx_vnni "
+    "amx_tile amx_bf16 amx_int8";
+
+// Whitespace-separated words.
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  return {std::istream_iterator<std::string>(in), {}};
+}
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The value of the first "key : value" line of /proc/cpuinfo, "" if absent.
+std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
+  std::istringstream in(cpuinfo);
+  for (std::string line; std::getline(in, line);) {
+    size_t colon = line.find(':');
+    if (colon != std::string::npos && trim(line.substr(0, colon)) == key)
+      return trim(line.substr(colon + 1));
+  }
+  return "";
+}
+
+struct Caches {
+  int64_t l1d = 0, l2 = 0, l3 = 0;
+  bool complete() const { return l1d > 0 && l2 > 0 && l3 > 0; }
+  void set(int level, int64_t bytes) {
+    int64_t& slot = level == 1 ? l1d : level == 2 ? l2 : l3;
+    if (level >= 1 && level <= 3 && slot == 0) slot = bytes;
+  }
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+std::string cpuid_brand() {
+  unsigned r[12] = {};
+  for (unsigned i = 0; i < 3; ++i)
+    if (!__get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]))
+      return "";
+  char brand[49] = {};
+  std::memcpy(brand, r, 48);
+  return trim(brand);
+}
+
+// Deterministic cache parameters: Intel's leaf 4 and AMD's 0x8000001D share one layout.
+void read_cache_leaf(unsigned leaf, Caches& caches) {
+  for (unsigned i = 0; i < 16; ++i) {
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, i, a, b, c, d);
+    unsigned type = a & 31;  // 0: no more caches, 1: data, 2: instruction, 3: unified
+    if (type == 0) break;
+    if (type == 2) continue;
+    int64_t ways = (b >> 22) + 1, parts = ((b >> 12) & 1023) + 1, line = (b & 4095) + 1;
+    caches.set((a >> 5) & 7, ways * parts * line * (int64_t{c} + 1));
+  }
+}
+
+Caches cpuid_caches() {
+  Caches caches;
+  unsigned max_leaf, b, c, d, max_ext, unused;
+  if (!__get_cpuid(0, &max_leaf, &b, &c, &d)) return caches;
+  bool amd = (b == 0x68747541 && d == 0x69746e65) || b == 0x6f677948;  // AuthenticAMD, Hygon
+  __cpuid(0x80000000, max_ext, unused, unused, unused);
+  if (!amd && max_leaf >= 4) read_cache_leaf(4, caches);
+  if (amd && max_ext >= 0x8000001D) read_cache_leaf(0x8000001D, caches);
+  // Legacy AMD leaves. In a VM their L3 may be the host's whole socket (508 MiB on Zen 5 here,
+  // where a triad sweep shows ~32 MiB).
+  if (amd && !caches.complete() && max_ext >= 0x80000006) {
+    unsigned l1[4], l2[4];
+    __cpuid(0x80000005, l1[0], l1[1], l1[2], l1[3]);
+    __cpuid(0x80000006, l2[0], l2[1], l2[2], l2[3]);
+    caches.set(1, int64_t{l1[2] >> 24} << 10);
+    caches.set(2, int64_t{l2[2] >> 16} << 10);
+    caches.set(3, int64_t{l2[3] >> 18} << 19);
+  }
+  return caches;
+}
+#else
+std::string cpuid_brand() {
+  return "";
+}
+Caches cpuid_caches() {
+  return {};
+}
+#endif
+
+// Fills what CPUID left unknown from /sys/devices/system/cpu/cpu0/cache (size "48K").
+void sysfs_caches(Caches& caches) {
+  for (int i = 0; i < 8 && !caches.complete(); ++i) {
+    fs::path dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}", i);
+    auto level = read_file(dir / "level"), type = read_file(dir / "type");
+    auto size = read_file(dir / "size");
+    if (!level || !type || !size || trim(*type) == "Instruction") continue;
+    int64_t bytes = std::atoll(size->c_str());
+    if (size->find('K') != std::string::npos) bytes <<= 10;
+    if (size->find('M') != std::string::npos) bytes <<= 20;
+    caches.set(std::atoi(level->c_str()), bytes);
+  }
+}
+
+int usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+template <typename T>
+const char* kind_name() {
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, double>) return "a number";
+  if constexpr (std::is_integral_v<T>) return "an integer";
+  return "an array of strings";
+}
+
+// Reads j[key] into out; the error names the field and the type it must have.
+template <typename T>
+Status read_field(const json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return Status::error(fmt::format("machine info: missing field '{}'", key));
+  bool ok = false;
+  if constexpr (std::is_same_v<T, std::string>) ok = it->is_string();
+  if constexpr (std::is_same_v<T, double>) ok = it->is_number();
+  if constexpr (std::is_integral_v<T>) ok = it->is_number_integer();
+  if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    ok = it->is_array() &&
+         std::all_of(it->begin(), it->end(), [](const json& e) { return e.is_string(); });
+  if (!ok)
+    return Status::error(fmt::format("machine info: field '{}' must be {}, got {}", key,
+                                     kind_name<T>(), it->dump().substr(0, 60)));
+  out = it->get<T>();
+  return ok_status();
+}
+
+// The measured figures, shared by from_json() and the probe's output.
+Status read_measurements(const json& j, MachineInfo& m) {
+  KF_RETURN_IF_ERROR(read_field(j, "peak_gflops_1t", m.peak_gflops_1t));
+  KF_RETURN_IF_ERROR(read_field(j, "peak_gflops_all", m.peak_gflops_all));
+  KF_RETURN_IF_ERROR(read_field(j, "dram_gbps_1t", m.dram_gbps_1t));
+  KF_RETURN_IF_ERROR(read_field(j, "dram_gbps_all", m.dram_gbps_all));
+  return read_field(j, "cache_gbps_1t", m.cache_gbps_1t);
+}
+
+double interpolate(double one, double all, int threads, int cores) {
+  if (threads <= 1) return one;
+  if (threads >= cores) return all;
+  return one + (all - one) * (threads - 1) / static_cast<double>(cores - 1);
+}
+
+std::string describe_failure(const ProcessResult& r) {
+  if (r.timed_out) return fmt::format("timed out after {:.0f} s", r.seconds);
+  if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
+  return fmt::format("exit code {}", r.exit_code);
+}
+
+std::string tail(const std::string& s, size_t n) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+// The compiled probe, from the cache or compiled now (published by an atomic rename).
+Expected<fs::path> build_probe(const ProbeOptions& o, const MachineInfo& m) {
+  Hasher h;
+  h.add(kProbeSource).add(o.cxx).add(m.cxx_version).add(m.fingerprint);
+  for (const auto& f : kProbeFlags) h.add(f);
+  fs::path binary = cache_dir() / "machine" / ("probe-" + h.hex().substr(0, 16));
+  std::error_code ec;
+  if (fs::exists(binary, ec)) return binary;
+  fs::create_directories(binary.parent_path(), ec);
+  if (ec) return Status::error(binary.parent_path().string() + ": cannot create: " + ec.message());
+
+  TempDir tmp("kforge-probe");
+  fs::path source = tmp.path() / "probe.cpp";
+  KF_RETURN_IF_ERROR(write_file_atomic(source, kProbeSource));
+  fs::path staged =
+      binary.string() +
+      fmt::format(".tmp{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  ProcessOptions p;
+  p.argv = {o.cxx};
+  p.argv.insert(p.argv.end(), kProbeFlags.begin(), kProbeFlags.end());
+  p.argv.insert(p.argv.end(), {source.string(), "-o", staged.string()});
+  p.timeout_s = 180;
+  auto r = run_process(p);
+  if (!r) return r.error().with_context("machine probe: running " + o.cxx);
+  if (!r->ok()) {
+    fs::remove(staged, ec);
+    return Status::error(fmt::format("machine probe: '{} {}' failed to compile the probe ({}):\n{}",
+                                     o.cxx, fmt::join(kProbeFlags, " "), describe_failure(*r),
+                                     tail(r->err, 2000)));
+  }
+  fs::rename(staged, binary, ec);
+  if (ec) return Status::error(binary.string() + ": cannot save the probe: " + ec.message());
+  return binary;
+}
+
+// Runs the probe on every usable CPU and returns its measurements.
+Status run_probe(const fs::path& binary, double seconds, MachineInfo& m) {
+  ProcessOptions p;
+  p.argv = {binary.string(), fmt::format("{}", seconds)};
+  p.env_set = {{"OMP_NUM_THREADS", std::to_string(m.cores)},
+               {"OMP_DYNAMIC", "false"},
+               {"OMP_PROC_BIND", "false"}};  // the probe pins its threads itself
+  p.timeout_s = 30 + 10 * seconds;
+  auto r = run_process(p);
+  if (!r) return r.error().with_context("machine probe: running " + binary.string());
+  if (!r->ok())
+    return Status::error(fmt::format("machine probe: {} failed ({}):\n{}", binary.string(),
+                                     describe_failure(*r), tail(r->err, 2000)));
+  json out = json::parse(r->out, nullptr, false);
+  if (out.is_discarded() || !out.is_object())
+    return Status::error("machine probe: output is not a JSON object: " + tail(r->out, 300));
+  KF_RETURN_IF_ERROR(read_measurements(out, m).with_context("machine probe output"));
+  for (double v :
+       {m.peak_gflops_1t, m.peak_gflops_all, m.dram_gbps_1t, m.dram_gbps_all, m.cache_gbps_1t})
+    if (!std::isfinite(v) || v <= 0)
+      return Status::error("machine probe: implausible measurement in " + r->out);
+  return ok_status();
+}
+
+// The cached measurements for m's fingerprint copied into m; false if absent or unreadable.
+bool load_cached(const fs::path& file, MachineInfo& m) {
+  auto text = read_file(file);
+  if (!text) return false;
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return false;
+  auto cached = MachineInfo::from_json(j);
+  if (!cached || cached->fingerprint != m.fingerprint || cached->probed_at.empty()) return false;
+  MachineInfo facts = m;
+  m = *cached;
+  m.clang_version = facts.clang_version;  // not part of the fingerprint: report today's
+  return true;
+}
+
+}  // namespace
+
+json MachineInfo::to_json() const {
+  return json{{"cpu_model", cpu_model},
+              {"isa", isa},
+              {"cores", cores},
+              {"l1d_bytes", l1d_bytes},
+              {"l2_bytes", l2_bytes},
+              {"l3_bytes", l3_bytes},
+              {"cxx_version", cxx_version},
+              {"clang_version", clang_version},
+              {"peak_gflops_1t", peak_gflops_1t},
+              {"peak_gflops_all", peak_gflops_all},
+              {"dram_gbps_1t", dram_gbps_1t},
+              {"dram_gbps_all", dram_gbps_all},
+              {"cache_gbps_1t", cache_gbps_1t},
+              {"fingerprint", fingerprint},
+              {"probed_at", probed_at}};
+}
+
+Expected<MachineInfo> MachineInfo::from_json(const json& j) {
+  if (!j.is_object()) return Status::error("machine info: expected a JSON object");
+  MachineInfo m;
+  KF_RETURN_IF_ERROR(read_field(j, "cpu_model", m.cpu_model));
+  KF_RETURN_IF_ERROR(read_field(j, "isa", m.isa));
+  KF_RETURN_IF_ERROR(read_field(j, "cores", m.cores));
+  KF_RETURN_IF_ERROR(read_field(j, "l1d_bytes", m.l1d_bytes));
+  KF_RETURN_IF_ERROR(read_field(j, "l2_bytes", m.l2_bytes));
+  KF_RETURN_IF_ERROR(read_field(j, "l3_bytes", m.l3_bytes));
+  KF_RETURN_IF_ERROR(read_field(j, "cxx_version", m.cxx_version));
+  KF_RETURN_IF_ERROR(read_field(j, "clang_version", m.clang_version));
+  KF_RETURN_IF_ERROR(read_measurements(j, m));
+  KF_RETURN_IF_ERROR(read_field(j, "fingerprint", m.fingerprint));
+  KF_RETURN_IF_ERROR(read_field(j, "probed_at", m.probed_at));
+  return m;
+}
+
+double MachineInfo::peak_gflops(int threads) const {
+  return interpolate(peak_gflops_1t, peak_gflops_all, threads, cores);
+}
+
+double MachineInfo::dram_gbps(int threads) const {
+  return interpolate(dram_gbps_1t, dram_gbps_all, threads, cores);
+}
+
+MachineInfo describe_machine(const std::string& cxx) {
+  MachineInfo m;
+  auto cpuinfo = read_file("/proc/cpuinfo");
+  std::string text = cpuinfo ? *cpuinfo : "";
+  m.cpu_model = cpuinfo_field(text, "model name");
+  if (m.cpu_model.empty()) m.cpu_model = cpuid_brand();
+  std::vector<std::string> present = words(cpuinfo_field(text, "flags"));
+  for (const std::string& f : words(kIsaFlags)) {
+    if (std::find(present.begin(), present.end(), f) == present.end()) continue;
+    if (f == "amx_tile") m.isa.push_back("amx");  // AMX usable at all
+    m.isa.push_back(f);
+  }
+  m.cores = usable_cpus();
+  Caches caches = cpuid_caches();
+  sysfs_caches(caches);
+  m.l1d_bytes = caches.l1d, m.l2_bytes = caches.l2, m.l3_bytes = caches.l3;
+  m.cxx_version = first_line_of({cxx, "--version"});
+  m.clang_version = first_line_of({"clang++", "--version"});
+
+  Hasher h;
+  h.add(m.cpu_model).add(std::to_string(m.isa.size()));
+  for (const auto& f : m.isa) h.add(f);
+  h.add(fmt::format("{} {} {} {}", m.cores, m.l1d_bytes, m.l2_bytes, m.l3_bytes));
+  h.add(m.cxx_version);
+  m.fingerprint = h.hex().substr(0, 16);
+  return m;
+}
+
+fs::path machine_cache_file(const std::string& fingerprint) {
+  return cache_dir() / "machine" / (fingerprint + ".json");
+}
+
+Expected<MachineInfo> probe_machine(const ProbeOptions& options) {
+  MachineInfo m = describe_machine(options.cxx);
+  if (m.cxx_version.empty())
+    return Status::error(fmt::format(
+        "machine probe: cannot run the compiler '{0}' ('{0} --version' failed); is it installed "
+        "and on PATH?",
+        options.cxx));
+  fs::path file = machine_cache_file(m.fingerprint);
+  if (!options.refresh && load_cached(file, m)) return m;
+
+  auto binary = build_probe(options, m);
+  if (!binary) return binary.error();
+  KF_RETURN_IF_ERROR(run_probe(*binary, options.seconds, m));
+  m.probed_at = iso_now();
+  KF_RETURN_IF_ERROR(write_file_atomic(file, m.to_json().dump(2) + "\n")
+                         .with_context("machine probe: saving the results"));
+  return m;
+}
+
+}  // namespace kf

@@ -1,0 +1,67 @@
+// The wire protocol between the judge (parent) and kforge-worker (child). Header-only and
+// dependency-free: the worker includes it too.
+//
+// Design notes
+// ------------
+// The parent owns one memfd holding every buffer of every input set; the worker maps it, makes
+// the input ranges read-only, closes the fd, installs its limits and seccomp filter, and only
+// then dlopen()s the candidate (so even its static constructors run sandboxed).
+//
+// States of a worker, as the parent sees them:
+//   spawned --READY--> idle --RUN(nonce)--> running --DONE(nonce)--> idle
+//   any state --FAULT / EOF / deadline--> dead (the parent kills the process group)
+// Every read the parent does has a deadline. The nonce in DONE must match the RUN it answers,
+// so a candidate that writes fake replies into the pipe is caught. The parent times RUN→DONE
+// with its own clock; nothing the worker or the candidate says about time is used.
+#pragma once
+
+#include <cstdint>
+
+namespace kf::wire {
+
+constexpr uint32_t kMagic = 0x6b666f72;  // "kfor"
+
+enum class Op : uint32_t { run = 1, ping = 2, exit = 3 };
+
+struct Command {
+  uint32_t magic = kMagic;
+  Op op = Op::ping;
+  uint64_t nonce = 0;
+  uint32_t first_set = 0;  // run: the first input set; rep j uses set (first_set + j) % sets
+  uint32_t reps = 0;       // run: number of kernel calls
+};
+
+enum class ReplyKind : uint32_t { ready = 1, done = 2, pong = 3, fault = 4, error = 5 };
+
+// What a fault report says happened (the parent maps it to a verdict).
+enum class FaultKind : int32_t {
+  none = 0,
+  signal = 1,           // code = signal number; text has the details
+  forbidden_syscall = 2,  // code = syscall number; text = its name
+  out_of_memory = 3,    // allocation failed at the address-space limit
+  cpu_limit = 4,        // SIGXCPU
+  load_failed = 5,      // dlopen/dlsym failed; text = dlerror()
+  setup_failed = 6,     // the worker could not set up its sandbox
+  input_write = 7,      // a write to a read-only input buffer; text names it
+  guard_write = 8,      // a write into a guard page after a buffer; text names the buffer
+};
+
+struct Reply {
+  uint32_t magic = kMagic;
+  ReplyKind kind = ReplyKind::ready;
+  uint64_t nonce = 0;
+  FaultKind fault = FaultKind::none;
+  int32_t code = 0;
+  char text[200] = {};
+};
+
+// Exit codes the worker uses after reporting.
+constexpr int kExitFault = 97;
+constexpr int kExitSetup = 96;
+
+// File descriptors the worker inherits.
+constexpr int kCommandFd = 3;  // parent -> worker
+constexpr int kReplyFd = 4;    // worker -> parent
+constexpr int kBufferFd = 5;   // the memfd with all buffers
+
+}  // namespace kf::wire

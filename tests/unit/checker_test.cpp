@@ -1,0 +1,93 @@
+#include "harness/checker.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kforge/kernel.h"
+
+namespace kf {
+namespace {
+
+const Tolerance kTol{.rel_l2 = 1e-5, .atol = 1e-5, .rtol = 1e-4};
+
+TEST(Checker, ExactMatchPasses) {
+  std::vector<float> got = {1, 2, 3, 4};
+  std::vector<double> want = {1, 2, 3, 4};
+  auto r = compare_output("C", got.data(), DType::f32, want.data(), {2, 2}, kTol);
+  EXPECT_TRUE(r.passed) << r.detail;
+  EXPECT_EQ(r.rel_l2, 0);
+}
+
+TEST(Checker, NaNNeverPasses) {
+  std::vector<float> got = {1, 2, std::numeric_limits<float>::quiet_NaN(), 4};
+  std::vector<double> want = {1, 2, 3, 4};
+  auto r = compare_output("C", got.data(), DType::f32, want.data(), {2, 2}, kTol);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.detail.find("C[1, 0]: got nan, expected 3"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("NaN"), std::string::npos);
+}
+
+TEST(Checker, InfNeverPasses) {
+  std::vector<float> got = {1, std::numeric_limits<float>::infinity()};
+  std::vector<double> want = {1, 2};
+  EXPECT_FALSE(compare_output("y", got.data(), DType::f32, want.data(), {2}, kTol).passed);
+}
+
+TEST(Checker, ElementwiseBoundNamesFirstBadIndex) {
+  std::vector<float> got(60, 1.0f);
+  std::vector<double> want(60, 1.0);
+  got[37] = 1.01f;  // 1e-2 > 1e-5 + 1e-4
+  auto r = compare_output("Y", got.data(), DType::f32, want.data(), {3, 4, 5}, kTol);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.detail.find("Y[1, 3, 2]"), std::string::npos) << r.detail;
+  EXPECT_NEAR(r.max_abs_err, 0.01, 1e-6);
+}
+
+TEST(Checker, RelativeL2Bound) {
+  // Every element within the elementwise bound but a systematic bias over the L2 bound.
+  std::vector<double> want(1000, 1.0);
+  std::vector<float> got(1000, static_cast<float>(1.0 + 5e-5));
+  Tolerance tol{.rel_l2 = 1e-5, .atol = 0, .rtol = 1e-4};
+  auto r = compare_output("Y", got.data(), DType::f32, want.data(), {1000}, tol);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.detail.find("relative L2 error"), std::string::npos) << r.detail;
+}
+
+TEST(Checker, SmallErrorsPass) {
+  std::vector<double> want = {1.0, -2.0, 1e-9};
+  std::vector<float> got = {1.0f + 1e-7f, -2.0f, 0.0f};
+  EXPECT_TRUE(compare_output("Y", got.data(), DType::f32, want.data(), {3}, kTol).passed);
+}
+
+TEST(Checker, IntegersMustMatchExactly) {
+  std::vector<int32_t> got = {1, 2, 4};
+  std::vector<double> want = {1, 2, 3};
+  auto r = compare_output("idx", got.data(), DType::i32, want.data(), {3}, kTol);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.detail.find("idx[2]"), std::string::npos);
+}
+
+TEST(Checker, Bf16IsWidenedExactly) {
+  std::vector<bf16> got = {bf16(1.5f), bf16(-0.25f)};
+  std::vector<double> want = {1.5, -0.25};
+  EXPECT_TRUE(compare_output("y", got.data(), DType::bf16, want.data(), {2}, kTol).passed);
+}
+
+TEST(Checker, PoisonLeavesNoValidValue) {
+  std::vector<float> f(4, 1.0f);
+  poison(f.data(), DType::f32, f.size());
+  for (float v : f) EXPECT_TRUE(std::isnan(v));
+  std::vector<int64_t> i(2, 0);
+  poison(i.data(), DType::i64, i.size());
+  EXPECT_EQ(i[0], std::numeric_limits<int64_t>::min());
+}
+
+TEST(Checker, ElementNames) {
+  EXPECT_EQ(element_name("A", 0, {}), "A[]");
+  EXPECT_EQ(element_name("A", 7, {2, 4}), "A[1, 3]");
+}
+
+}  // namespace
+}  // namespace kf

@@ -1,0 +1,239 @@
+// Must-fail tests for the task loader: each malformed task.toml is refused with a message that
+// names the file, the line and column, and what was expected. Also: every bundled task loads.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "task/task.h"
+
+namespace kf {
+namespace {
+
+// A valid task; each must-fail case edits one thing.
+const std::string kValid = R"(name = "t"
+category = "gemm"
+dtype = "f32"
+
+[signature]
+function = "gemm"
+dims = ["M", "N", "K"]
+inputs = [
+  { name = "A", dtype = "f32", shape = ["M", "K"] },
+  { name = "B", dtype = "f32", shape = ["K", "N"], dist = { kind = "uniform", lo = -1.0, hi = 1.0 } },
+]
+outputs = [ { name = "C", dtype = "f32", shape = ["M", "N"] } ]
+
+[shapes]
+bench = { M = 64, N = 64, K = 64 }
+tests = [ { M = 1, N = 1, K = 1 }, { M = 17, N = 9, K = 3 } ]
+
+[tolerance]
+f32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }
+
+[cost]
+flops = "2 * M * N * K"
+)";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << "test bug: '" << from << "' not in the template";
+  return s.replace(p, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  auto t = parse_task(text, "dir/task.toml");
+  EXPECT_FALSE(t.has_value()) << "expected an error";
+  return t ? "" : t.error().message();
+}
+
+TEST(TaskLoader, ValidTaskLoads) {
+  auto t = parse_task(kValid, "dir/task.toml");
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->function, "gemm");
+  ASSERT_EQ(t->inputs.size(), 2u);
+  EXPECT_EQ(t->inputs[1].dist.kind, DistKind::uniform);
+  auto s = t->instantiate(t->bench);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->flops, 2.0 * 64 * 64 * 64);
+  EXPECT_EQ(s->bytes, 4.0 * 3 * 64 * 64);  // default: compulsory traffic
+  EXPECT_EQ(s->extents[2], (std::vector<int64_t>{64, 64}));
+}
+
+TEST(TaskLoader, TomlSyntaxErrorHasLineAndColumn) {
+  std::string e = error_of(replace(kValid, "dtype = \"f32\"\n", "dtype = \"f32\n"));
+
+  EXPECT_NE(e.find("dir/task.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("TOML syntax error"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, MissingName) {
+  std::string e = error_of(replace(kValid, "name = \"t\"\n", ""));
+  EXPECT_NE(e.find("missing key 'name'"), std::string::npos) << e;
+  EXPECT_NE(e.find("dir/task.toml:"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, UnknownDtype) {
+  std::string e = error_of(replace(kValid, "dtype = \"f32\"\n", "dtype = \"f16\"\n"));
+  EXPECT_NE(e.find("dir/task.toml:3:9: unknown dtype 'f16'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, IntegerTaskDtypeRefused) {
+  std::string e = error_of(replace(kValid, "dtype = \"f32\"\n", "dtype = \"i32\"\n"));
+  EXPECT_NE(e.find("must be f32, f64 or bf16"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, BadFunctionName) {
+  std::string e = error_of(replace(kValid, "function = \"gemm\"", "function = \"my-gemm\""));
+  EXPECT_NE(e.find(":6:12: function 'my-gemm' is not a C++ identifier"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, DuplicateName) {
+  std::string e = error_of(replace(kValid, "{ name = \"B\"", "{ name = \"A\""));
+  EXPECT_NE(e.find("the name 'A' is declared twice"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ShapeFormulaSyntaxError) {
+  std::string e = error_of(replace(kValid, "shape = [\"M\", \"K\"]", "shape = [\"M\", \"K +\"]"));
+  EXPECT_NE(e.find(":9:"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad formula 'K +'"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected a number, a name or '('"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ShapeFormulaUnknownName) {
+  std::string e = error_of(replace(kValid, "shape = [\"M\", \"K\"]", "shape = [\"M\", \"Q\"]"));
+  EXPECT_NE(e.find("uses 'Q', which is not a dim"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, NegativeSizeAtAShape) {
+  std::string e = error_of(replace(kValid, "shape = [\"M\", \"K\"]", "shape = [\"M\", \"K - 2\"]"));
+  EXPECT_NE(e.find("is negative"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, MissingTolerance) {
+  std::string e = error_of(replace(kValid, "[tolerance]\nf32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }\n", ""));
+  EXPECT_NE(e.find("missing key 'tolerance'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ToleranceForWrongDtype) {
+  std::string e = error_of(replace(kValid, "f32 = { rel_l2", "f64 = { rel_l2"));
+  EXPECT_NE(e.find("no tolerance for the task's dtype f32"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ToleranceFieldMissing) {
+  std::string e = error_of(replace(kValid, "atol = 1e-5, rtol", "rtol"));
+  EXPECT_NE(e.find("missing key 'atol'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ToleranceOutOfRange) {
+  std::string e = error_of(replace(kValid, "rel_l2 = 1e-5", "rel_l2 = 2.0"));
+  EXPECT_NE(e.find(":19:"), std::string::npos) << e;
+  EXPECT_NE(e.find("'rel_l2' must be in [0, 1)"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, MissingFlops) {
+  std::string e = error_of(replace(kValid, "flops = \"2 * M * N * K\"", "bytes = \"M\""));
+  EXPECT_NE(e.find("missing key 'flops'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ShapeMissesADim) {
+  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17, N = 9 }"));
+  EXPECT_NE(e.find("does not give a value for dim 'K'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, ShapeUnknownKey) {
+  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17, N = 9, K = 3, Z = 1 }"));
+  EXPECT_NE(e.find("'Z' is neither a dim nor a scalar"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, NonIntegerDim) {
+  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17.5, N = 9, K = 3 }"));
+  EXPECT_NE(e.find("dim 'M' must be a non-negative integer"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, TestsWithoutDegenerateSize) {
+  std::string e = error_of(replace(kValid, "{ M = 1, N = 1, K = 1 }, ", ""));
+  EXPECT_NE(e.find("tests must include a shape with some dim equal to 1"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, TestsOnlyMultiplesOfEight) {
+  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 16, N = 8, K = 32 }"));
+  EXPECT_NE(e.find("not a multiple of 8"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, UnknownDistribution) {
+  std::string e = error_of(replace(kValid, "kind = \"uniform\"", "kind = \"gaussian\""));
+  EXPECT_NE(e.find("unknown distribution 'gaussian'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, UniformNeedsLoBelowHi) {
+  std::string e = error_of(replace(kValid, "lo = -1.0, hi = 1.0", "lo = 1.0, hi = -1.0"));
+  EXPECT_NE(e.find("uniform: expected lo < hi"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, RandintOnFloatTensor) {
+  std::string e = error_of(replace(kValid, "kind = \"uniform\", lo = -1.0, hi = 1.0", "kind = \"randint\", hi = \"N\""));
+  EXPECT_NE(e.find("needs an integer tensor"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, IntegerInputNeedsDistribution) {
+  std::string e = error_of(replace(kValid, "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] }",
+                                   "{ name = \"A\", dtype = \"i32\", shape = [\"M\", \"K\"] }"));
+  EXPECT_NE(e.find("integer input 'A' needs a 'dist'"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, MixedFloatingDtypesRefused) {
+  std::string e = error_of(replace(kValid, "{ name = \"C\", dtype = \"f32\"", "{ name = \"C\", dtype = \"f64\""));
+  EXPECT_NE(e.find("all floating tensors share the task's dtype"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, EmptyOutputs) {
+  std::string e = error_of(replace(kValid, "outputs = [ { name = \"C\", dtype = \"f32\", shape = [\"M\", \"N\"] } ]", "outputs = []"));
+  EXPECT_NE(e.find("'outputs' must not be empty"), std::string::npos) << e;
+}
+
+TEST(TaskLoader, UnknownTopLevelKey) {
+  std::string e = error_of("speed = 3\n" + kValid);
+  EXPECT_NE(e.find("dir/task.toml:1:9: unknown key 'speed' in the task"), std::string::npos) << e;
+  std::string c = error_of(replace(kValid, "flops = ", "flop = \"1\"\nflops = "));
+  EXPECT_NE(c.find("unknown key 'flop' in [cost]"), std::string::npos) << c;
+}
+
+TEST(TaskLoader, RandintAndPartitionParse) {
+  std::string text = replace(kValid, "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] }",
+                             "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] },\n"
+                             "  { name = \"ids\", dtype = \"i32\", shape = [\"M\"], dist = { kind = \"randint\", hi = \"N\", sorted = true } },\n"
+                             "  { name = \"g\", dtype = \"i64\", shape = [\"K\"], dist = { kind = \"partition\", total = \"M\" } }");
+  auto t = parse_task(text, "dir/task.toml");
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->inputs[1].dist.kind, DistKind::randint);
+  EXPECT_TRUE(t->inputs[1].dist.sorted);
+  EXPECT_EQ(t->inputs[2].dist.kind, DistKind::partition);
+}
+
+TEST(TaskLoader, MissingDirectoryAndReference) {
+  auto t = load_task("/nonexistent/task");
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("not a task directory"), std::string::npos);
+}
+
+// Every bundled task loads and instantiates at every shape.
+TEST(TaskLoader, BundledSuiteLoads) {
+  const char* src = std::getenv("KFORGE_SOURCE_DIR");
+  ASSERT_NE(src, nullptr);
+  int count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(src) / "bench/jaxbench")) {
+    if (!e.is_directory()) continue;
+    auto t = load_task(e.path());
+    ASSERT_TRUE(t) << t.error().message();
+    EXPECT_FALSE(t->reference_source.empty());
+    ASSERT_TRUE(t->instantiate(t->bench));
+    for (const auto& p : t->tests) ASSERT_TRUE(t->instantiate(p));
+    ++count;
+  }
+  EXPECT_GE(count, 5);
+}
+
+}  // namespace
+}  // namespace kf
