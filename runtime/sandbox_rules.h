@@ -1,7 +1,11 @@
 // The worker's seccomp filter: what a candidate may not do, and why (the reason is reported to
 // the judge and printed in the verdict's diagnostics).
 //
-// Default allow, with a deny list of traps: a candidate needs the ordinary user-space runtime
+// Forbidden calls are not executed: the kernel parks the calling thread and notifies the judge
+// (SECCOMP_RET_USER_NOTIF), which records the call and kills the worker. No signal is involved,
+// so nothing the candidate does with its signal handlers or masks can hide an attempt.
+//
+// Default allow, with a deny list: a candidate needs the ordinary user-space runtime
 // (threads, memory, reading files such as /proc/cpuinfo for libgomp), so an allow list would be
 // fragile; what it must never do is start processes, reach the network, signal or trace other
 // processes, change the file system, or raise its own limits. Threads are allowed: clone is only
@@ -16,6 +20,7 @@
 #include <sys/syscall.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <string>
 
 namespace kf::sandbox {
@@ -85,17 +90,7 @@ inline constexpr Rule kConditional[] = {
     {SCMP_SYS(rt_sigqueueinfo), "rt_sigqueueinfo", "signalling other processes is not allowed"},
     {SCMP_SYS(rt_tgsigqueueinfo), "rt_tgsigqueueinfo", "signalling other processes is not allowed"},
     {SCMP_SYS(prlimit64), "prlimit64", "changing resource limits is not allowed"},
-    {SCMP_SYS(rt_sigaction), "rt_sigaction",
-     "replacing the judge's SIGSYS handler is not allowed"},
 };
-
-inline const char* syscall_name(int nr) {
-  for (const Rule& r : kTrapped)
-    if (r.nr == nr) return r.name;
-  for (const Rule& r : kConditional)
-    if (r.nr == nr) return r.name;
-  return "(unknown)";
-}
 
 inline const char* syscall_reason(int nr) {
   for (const Rule& r : kTrapped)
@@ -105,8 +100,11 @@ inline const char* syscall_reason(int nr) {
   return "not allowed";
 }
 
-// Installs the filter for process `self`. Returns "" or what failed.
-inline std::string install_filter(int self) {
+// Installs the filter for process `self`. On success returns "" and sets *notify_fd to the
+// listener the judge must receive; otherwise returns what failed.
+constexpr uint32_t kDeny = SCMP_ACT_NOTIFY;
+
+inline std::string install_filter(int self, int* notify_fd) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return "seccomp_init failed";
   auto fail = [&](const char* what) {
@@ -114,32 +112,30 @@ inline std::string install_filter(int self) {
     return std::string("seccomp: ") + what;
   };
   for (const Rule& r : kTrapped)
-    if (seccomp_rule_add(ctx, SCMP_ACT_TRAP, r.nr, 0) != 0) return fail(r.name);
+    if (seccomp_rule_add(ctx, kDeny, r.nr, 0) != 0) return fail(r.name);
   const auto self_pid = static_cast<scmp_datum_t>(self);
   int rc = 0;
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1,
+  rc |= seccomp_rule_add(ctx, kDeny, SCMP_SYS(clone), 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
   for (scmp_datum_t bit : {scmp_datum_t(O_WRONLY), scmp_datum_t(O_RDWR), scmp_datum_t(O_CREAT),
                            scmp_datum_t(O_TRUNC), scmp_datum_t(O_APPEND)}) {
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(open), 1,
+    rc |= seccomp_rule_add(ctx, kDeny, SCMP_SYS(open), 1,
                            SCMP_A1(SCMP_CMP_MASKED_EQ, bit, bit));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(openat), 1,
+    rc |= seccomp_rule_add(ctx, kDeny, SCMP_SYS(openat), 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit));
   }
   for (int nr : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo),
                  SCMP_SYS(rt_tgsigqueueinfo)})
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 1, SCMP_A0(SCMP_CMP_NE, self_pid));
+    rc |= seccomp_rule_add(ctx, kDeny, nr, 1, SCMP_A0(SCMP_CMP_NE, self_pid));
   // prlimit64(pid, resource, new_limit, old_limit): reading (new_limit == NULL) is fine.
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_NE, 0));
-  // The SIGSYS handler reports forbidden calls; a candidate may not replace it. (Blocking
-  // SIGSYS does not help a candidate either: the kernel then kills the process with SIGSYS.)
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), 2,
-                         SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0));
+  rc |= seccomp_rule_add(ctx, kDeny, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_NE, 0));
   if (rc != 0) return fail("adding conditional rules");
   if (seccomp_load(ctx) != 0) return fail("seccomp_load (is seccomp available?)");
+  *notify_fd = seccomp_notify_fd(ctx);
   seccomp_release(ctx);
+  if (*notify_fd < 0) return "seccomp: no notification fd";
   return "";
 }
 

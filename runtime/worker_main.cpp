@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -112,17 +113,6 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   Reply r;
   r.kind = ReplyKind::fault;
   r.code = sig;
-  if (sig == SIGSYS && info->si_code == 1 /* SYS_SECCOMP */) {
-    r.fault = FaultKind::forbidden_syscall;
-    r.code = info->si_syscall;
-    append(r.text, sizeof r.text, "forbidden system call ");
-    append(r.text, sizeof r.text, kf::sandbox::syscall_name(info->si_syscall));
-    append(r.text, sizeof r.text, " (");
-    append(r.text, sizeof r.text, kf::sandbox::syscall_reason(info->si_syscall));
-    append(r.text, sizeof r.text, ")");
-    send_reply(r);
-    _exit(kf::wire::kExitFault);
-  }
   if (sig == SIGXCPU) {
     r.fault = FaultKind::cpu_limit;
     append(r.text, sizeof r.text, "CPU time limit exceeded (SIGXCPU)");
@@ -206,6 +196,24 @@ void on_new_failure() {
   std::snprintf(r.text, sizeof r.text, "worker setup: %s", what.c_str());
   send_reply(r);
   _exit(kf::wire::kExitSetup);
+}
+
+// Hands the seccomp listener to the judge over the reply socket (one byte 'N' + SCM_RIGHTS).
+void send_notify_fd(int fd) {
+  char byte = 'N';
+  struct iovec iov = {&byte, 1};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  if (sendmsg(kf::wire::kReplyFd, &msg, 0) != 1) setup_failed("cannot send the seccomp listener");
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -322,8 +330,11 @@ int main(int argc, char** argv) {
   set_limit(RLIMIT_FSIZE, 1 << 20, 1 << 20);
   if (a.cpu_limit > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(a.cpu_limit), static_cast<rlim_t>(a.cpu_limit + 2));
   if (a.as_limit > 0) set_limit(RLIMIT_AS, a.as_limit, a.as_limit);
-  std::string err = kf::sandbox::install_filter(getpid());
+  int notify_fd = -1;
+  std::string err = kf::sandbox::install_filter(getpid(), &notify_fd);
   if (!err.empty()) setup_failed(err);
+  send_notify_fd(notify_fd);
+  close(notify_fd);
 
   void* so = dlopen(a.so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so) {

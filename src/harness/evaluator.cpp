@@ -423,11 +423,19 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   res.compile = cand.info;
   if (!cand.info.ok) {
     std::vector<std::string> diags;
+    bool in_shim = false;
     for (const auto& d : cand.info.diagnostics)
-      if (d.severity == "error")
-        diags.push_back(d.line ? fmt::format("{}:{}:{}: {}", d.file, d.line, d.column, d.message)
+      if (d.severity == "error") {
+        in_shim |= d.file == "kforge_entry.cpp";
+        diags.push_back(d.line ? fmt::format("{}:{}:{}: error: {}", d.file, d.line, d.column,
+                                             d.message)
                                : d.message);
+      }
     if (diags.empty()) diags.push_back(cand.info.log.substr(0, 2000));
+    if (in_shim)
+      diags.push_back(fmt::format("the judge's entry shim could not call the candidate: it must "
+                                  "define `{}`",
+                                  candidate_signature(task)));
     judge.fail(Verdict::compile_error, "compilation failed: " + diags.front(), diags);
     return res;
   }

@@ -1,6 +1,8 @@
 #include "harness/sandbox.h"
 
 #include <fcntl.h>
+#include <seccomp.h>
+#include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -14,6 +16,7 @@
 #include <random>
 
 #include "harness/worker_protocol.h"
+#include "sandbox_rules.h"
 #include "support/fs.h"
 
 extern char** environ;
@@ -98,7 +101,7 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   log_fd = high_fd(log_fd);
 
   int cmd[2], reply[2];
-  if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0)
+  if (pipe2(cmd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, reply) != 0)
     return Status::error(fmt::format("pipe: {}", std::strerror(errno)));
   int cmd_r = high_fd(cmd[0]), reply_w = high_fd(reply[1]);
   w->cmd_fd_ = high_fd(cmd[1]);
@@ -158,8 +161,10 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   if (rc != 0)
     return Status::error(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
 
-  // Wait for READY (or a fault during loading: static constructors run then).
-  RunOutcome ready = w->transact(0, 0, 0, spec.start_timeout_s);
+  // The seccomp listener comes first, then READY (or a fault while loading: static
+  // constructors run then).
+  RunOutcome ready = w->receive_listener(spec.start_timeout_s);
+  if (ready.ok) ready = w->transact(0, 0, 0, spec.start_timeout_s);
   if (!ready.ok) {
     w->dead_ = true;
     w->death_ = ready;
@@ -179,7 +184,7 @@ Worker::~Worker() {
     int st;
     waitpid(pid_, &st, 0);
   }
-  for (int fd : {memfd_, cmd_fd_, reply_fd_})
+  for (int fd : {memfd_, cmd_fd_, reply_fd_, notify_fd_})
     if (fd >= 0) close(fd);
   if (map_) munmap(map_, map_size_);
   std::error_code ec;
@@ -224,6 +229,59 @@ RunOutcome Worker::classify_exit(const std::string& context) {
                          context, WEXITSTATUS(st)));
 }
 
+RunOutcome Worker::receive_listener(double timeout_s) {
+  struct pollfd p = {reply_fd_, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(timeout_s * 1000)) <= 0)
+    return die(Verdict::crash, "the worker did not start in time");
+  char byte = 0;
+  struct iovec iov = {&byte, 1};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n = recvmsg(reply_fd_, &msg, MSG_CMSG_CLOEXEC);
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (n == 1 && byte == 'N' && c && c->cmsg_type == SCM_RIGHTS) {
+    std::memcpy(&notify_fd_, CMSG_DATA(c), sizeof notify_fd_);
+    return RunOutcome{.ok = true};
+  }
+  // Not the listener: the worker reported a set-up failure instead.
+  if (n > 0) {
+    wire::Reply r;
+    auto* bytes = reinterpret_cast<char*>(&r);
+    bytes[0] = byte;
+    size_t got = 1;
+    while (got < sizeof r) {
+      ssize_t k = read(reply_fd_, bytes + got, sizeof r - got);
+      if (k <= 0) break;
+      got += static_cast<size_t>(k);
+    }
+    r.text[sizeof r.text - 1] = 0;
+    if (got == sizeof r) return die(Verdict::crash, r.text);
+  }
+  return classify_exit("starting the sandbox");
+}
+
+// A forbidden system call is pending: name it and end the worker.
+RunOutcome Worker::forbidden_call(const char* what) {
+  struct seccomp_notif* req = nullptr;
+  struct seccomp_notif_resp* resp = nullptr;
+  std::string name = "a forbidden system call";
+  std::string reason;
+  if (seccomp_notify_alloc(&req, &resp) == 0 && seccomp_notify_receive(notify_fd_, req) == 0) {
+    const int nr = req->data.nr;
+    char* resolved = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+    name = resolved ? resolved : fmt::format("syscall {}", nr);
+    free(resolved);
+    reason = sandbox::syscall_reason(nr);
+  }
+  if (req) seccomp_notify_free(req, resp);
+  return die(Verdict::forbidden,
+             fmt::format("{}: forbidden system call {} ({})", what, name, reason));
+}
+
 RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout_s) {
   if (dead_) return death_;
   const uint64_t nonce = ++nonce_ * 0x9e3779b97f4a7c15ull;
@@ -247,15 +305,20 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
     if (left.count() <= 0)
       return die(Verdict::timeout, fmt::format("{}: timed out after {:.1f} s (wall clock)", what,
                                                timeout_s));
-    struct pollfd p = {reply_fd_, POLLIN, 0};
-    int n = poll(&p, 1, static_cast<int>(std::min<long>(left.count() + 1, 1000)));
+    struct pollfd p[2] = {{reply_fd_, POLLIN, 0}, {notify_fd_, POLLIN, 0}};
+    int n = poll(p, 2, static_cast<int>(std::min<long>(left.count() + 1, 1000)));
     if (n < 0 && errno != EINTR) return die(Verdict::crash, "poll failed");
     if (n <= 0) continue;
+    if (p[1].revents & POLLIN) return forbidden_call(what);
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t k = read(reply_fd_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
     if (k <= 0) return classify_exit(what);
     got += static_cast<size_t>(k);
   }
   const auto end = Clock::now();
+  // A forbidden call made by another thread while this command ran.
+  struct pollfd pending = {notify_fd_, POLLIN, 0};
+  if (poll(&pending, 1, 0) == 1 && (pending.revents & POLLIN)) return forbidden_call(what);
   if (r.magic != wire::kMagic)
     return die(Verdict::forbidden, fmt::format("{}: garbage on the judge's reply channel (the "
                                                "candidate wrote into it)", what));
@@ -264,7 +327,6 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
   switch (r.kind) {
     case wire::ReplyKind::fault:
       switch (r.fault) {
-        case wire::FaultKind::forbidden_syscall:
         case wire::FaultKind::input_write:
         case wire::FaultKind::guard_write:
           return die(Verdict::forbidden, fmt::format("{}: {}", what, text));

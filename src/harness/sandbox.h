@@ -82,6 +82,8 @@ class Worker {
   RunOutcome transact(uint32_t op, int first_set, int reps, double timeout_s);
   RunOutcome die(Verdict v, std::string message);
   RunOutcome classify_exit(const std::string& context);
+  RunOutcome receive_listener(double timeout_s);
+  RunOutcome forbidden_call(const char* what);
 
   WorkerSpec spec_;
   std::vector<size_t> offsets_;  // per set and tensor
@@ -89,6 +91,7 @@ class Worker {
   size_t map_size_ = 0;
   void* map_ = nullptr;
   int memfd_ = -1, cmd_fd_ = -1, reply_fd_ = -1;
+  int notify_fd_ = -1;  // seccomp listener: readable when a forbidden call is pending
   pid_t pid_ = -1;
   bool dead_ = false;
   RunOutcome death_;

@@ -10,6 +10,18 @@ DType buffer_dtype(const Task& task, size_t tensor, ShimKind kind) {
   return t;
 }
 
+std::string candidate_signature(const Task& task) {
+  std::string params;
+  auto add = [&](const std::string& p) { params += (params.empty() ? "" : ", ") + p; };
+  for (size_t i = 0; i < task.tensor_count(); ++i)
+    add(fmt::format("{}{}* {}", i < task.inputs.size() ? "const " : "",
+                    dtype_cpp(task.tensor(i).dtype), task.tensor(i).name));
+  for (const auto& d : task.dims) add("int64_t " + d);
+  for (const auto& s : task.scalars)
+    add(fmt::format("{} {}", is_floating(s.dtype) ? scalar_cpp(task.dtype) : "int64_t", s.name));
+  return fmt::format("void {}({})", task.function, params);
+}
+
 std::string entry_shim(const Task& task, ShimKind kind) {
   std::string args;
   auto sep = [&] { return args.empty() ? "" : ",\n      "; };

@@ -22,6 +22,10 @@ enum class ShimKind {
 
 std::string entry_shim(const Task& task, ShimKind kind);
 
+// The declaration a candidate must define, e.g.
+// "void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K)".
+std::string candidate_signature(const Task& task);
+
 // The dtype a buffer holds for this kind of solution (oracle widens floating tensors to f64).
 DType buffer_dtype(const Task& task, size_t tensor, ShimKind kind);
 

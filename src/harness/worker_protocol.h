@@ -37,7 +37,6 @@ enum class ReplyKind : uint32_t { ready = 1, done = 2, pong = 3, fault = 4, erro
 enum class FaultKind : int32_t {
   none = 0,
   signal = 1,           // code = signal number; text has the details
-  forbidden_syscall = 2,  // code = syscall number; text = its name
   out_of_memory = 3,    // allocation failed at the address-space limit
   cpu_limit = 4,        // SIGXCPU
   load_failed = 5,      // dlopen/dlsym failed; text = dlerror()

@@ -22,6 +22,8 @@ struct Case {
   std::vector<std::string> also;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
+
 std::vector<Case> load_cases() {
   std::vector<Case> out;
   auto path = testing::source_dir() / "tests/adversarial/cases.toml";
@@ -65,8 +67,8 @@ TEST_P(Adversarial, GetsItsVerdict) {
   EvalOptions o;
   o.threads = 2;
   o.min_time_s = 0.2;
-  o.run_timeout_s = 3;
-  o.memory_limit = size_t{1} << 30;
+  o.run_timeout_s = 5;
+  o.memory_limit = size_t{512} << 20;
   o.compile.timeout_s = 30;
   o.machine = testing::machine_limits(o.threads);
   auto r = evaluate(*task, *source, o);

@@ -24,50 +24,53 @@ static double seconds_now() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+// Real data, not zeros: a loop of FMAs on zeros draws less power and can clock higher.
+static const float kMul = 0.999999f, kAdd = 1e-7f, kOne = 1.0f;
+
 #if defined(__AVX512F__)
 static const int kLanes = 16;
-// 12 independent chains: zmm0..zmm11 += zmm12 * zmm13, `iters` times.
+// 12 independent chains: zmm_i = zmm_i * 0.999999 + 1e-7 (zmm0..zmm11), `iters` times.
 static void fma_loop(long iters) {
   asm volatile(
-      "vxorps %%zmm0, %%zmm0, %%zmm0\n vmovaps %%zmm0, %%zmm1\n vmovaps %%zmm0, %%zmm2\n"
-      "vmovaps %%zmm0, %%zmm3\n vmovaps %%zmm0, %%zmm4\n vmovaps %%zmm0, %%zmm5\n"
-      "vmovaps %%zmm0, %%zmm6\n vmovaps %%zmm0, %%zmm7\n vmovaps %%zmm0, %%zmm8\n"
-      "vmovaps %%zmm0, %%zmm9\n vmovaps %%zmm0, %%zmm10\n vmovaps %%zmm0, %%zmm11\n"
-      "vmovaps %%zmm0, %%zmm12\n vmovaps %%zmm0, %%zmm13\n"
+      "vbroadcastss (%1), %%zmm12\n vbroadcastss (%2), %%zmm13\n vbroadcastss (%3), %%zmm14\n"
+      "vmovaps %%zmm14, %%zmm0\n vmovaps %%zmm14, %%zmm1\n vmovaps %%zmm14, %%zmm2\n"
+      "vmovaps %%zmm14, %%zmm3\n vmovaps %%zmm14, %%zmm4\n vmovaps %%zmm14, %%zmm5\n"
+      "vmovaps %%zmm14, %%zmm6\n vmovaps %%zmm14, %%zmm7\n vmovaps %%zmm14, %%zmm8\n"
+      "vmovaps %%zmm14, %%zmm9\n vmovaps %%zmm14, %%zmm10\n vmovaps %%zmm14, %%zmm11\n"
       "1:\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm0\n vfmadd231ps %%zmm12, %%zmm13, %%zmm1\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm2\n vfmadd231ps %%zmm12, %%zmm13, %%zmm3\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm4\n vfmadd231ps %%zmm12, %%zmm13, %%zmm5\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm6\n vfmadd231ps %%zmm12, %%zmm13, %%zmm7\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm8\n vfmadd231ps %%zmm12, %%zmm13, %%zmm9\n"
-      "vfmadd231ps %%zmm12, %%zmm13, %%zmm10\n vfmadd231ps %%zmm12, %%zmm13, %%zmm11\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm0\n vfmadd213ps %%zmm13, %%zmm12, %%zmm1\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm2\n vfmadd213ps %%zmm13, %%zmm12, %%zmm3\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm4\n vfmadd213ps %%zmm13, %%zmm12, %%zmm5\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm6\n vfmadd213ps %%zmm13, %%zmm12, %%zmm7\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm8\n vfmadd213ps %%zmm13, %%zmm12, %%zmm9\n"
+      "vfmadd213ps %%zmm13, %%zmm12, %%zmm10\n vfmadd213ps %%zmm13, %%zmm12, %%zmm11\n"
       "dec %0\n jnz 1b\n"
       : "+r"(iters)
-      :
+      : "r"(&kMul), "r"(&kAdd), "r"(&kOne)
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "cc");
+        "xmm11", "xmm12", "xmm13", "xmm14", "cc", "memory");
 }
 #else
 static const int kLanes = 8;
 static void fma_loop(long iters) {
   asm volatile(
-      "vxorps %%ymm0, %%ymm0, %%ymm0\n vmovaps %%ymm0, %%ymm1\n vmovaps %%ymm0, %%ymm2\n"
-      "vmovaps %%ymm0, %%ymm3\n vmovaps %%ymm0, %%ymm4\n vmovaps %%ymm0, %%ymm5\n"
-      "vmovaps %%ymm0, %%ymm6\n vmovaps %%ymm0, %%ymm7\n vmovaps %%ymm0, %%ymm8\n"
-      "vmovaps %%ymm0, %%ymm9\n vmovaps %%ymm0, %%ymm10\n vmovaps %%ymm0, %%ymm11\n"
-      "vmovaps %%ymm0, %%ymm12\n vmovaps %%ymm0, %%ymm13\n"
+      "vbroadcastss (%1), %%ymm12\n vbroadcastss (%2), %%ymm13\n vbroadcastss (%3), %%ymm14\n"
+      "vmovaps %%ymm14, %%ymm0\n vmovaps %%ymm14, %%ymm1\n vmovaps %%ymm14, %%ymm2\n"
+      "vmovaps %%ymm14, %%ymm3\n vmovaps %%ymm14, %%ymm4\n vmovaps %%ymm14, %%ymm5\n"
+      "vmovaps %%ymm14, %%ymm6\n vmovaps %%ymm14, %%ymm7\n vmovaps %%ymm14, %%ymm8\n"
+      "vmovaps %%ymm14, %%ymm9\n vmovaps %%ymm14, %%ymm10\n vmovaps %%ymm14, %%ymm11\n"
       "1:\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm0\n vfmadd231ps %%ymm12, %%ymm13, %%ymm1\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm2\n vfmadd231ps %%ymm12, %%ymm13, %%ymm3\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm4\n vfmadd231ps %%ymm12, %%ymm13, %%ymm5\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm6\n vfmadd231ps %%ymm12, %%ymm13, %%ymm7\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm8\n vfmadd231ps %%ymm12, %%ymm13, %%ymm9\n"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm10\n vfmadd231ps %%ymm12, %%ymm13, %%ymm11\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm0\n vfmadd213ps %%ymm13, %%ymm12, %%ymm1\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm2\n vfmadd213ps %%ymm13, %%ymm12, %%ymm3\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm4\n vfmadd213ps %%ymm13, %%ymm12, %%ymm5\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm6\n vfmadd213ps %%ymm13, %%ymm12, %%ymm7\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm8\n vfmadd213ps %%ymm13, %%ymm12, %%ymm9\n"
+      "vfmadd213ps %%ymm13, %%ymm12, %%ymm10\n vfmadd213ps %%ymm13, %%ymm12, %%ymm11\n"
       "dec %0\n jnz 1b\n"
       : "+r"(iters)
-      :
+      : "r"(&kMul), "r"(&kAdd), "r"(&kOne)
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "cc");
+        "xmm11", "xmm12", "xmm13", "xmm14", "cc", "memory");
 }
 #endif
 
