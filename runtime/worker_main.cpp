@@ -299,7 +299,8 @@ int main(int argc, char** argv) {
   if (chdir(a.dir.c_str()) != 0) setup_failed("chdir " + a.dir);
 
   // Map the buffers, then make inputs read-only and guards inaccessible.
-  void* base = mmap(nullptr, a.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, kf::wire::kBufferFd, 0);
+  void* base = mmap(nullptr, a.map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                    kf::wire::kBufferFd, 0);
   if (base == MAP_FAILED) setup_failed("mmap: " + std::string(strerror(errno)));
   close(kf::wire::kBufferFd);
   auto* b = static_cast<char*>(base);

@@ -93,4 +93,30 @@ CompareResult compare_output(const std::string& name, const void* got, DType dty
   return r;
 }
 
+std::string spot_check(const std::string& name, const void* got, DType dtype, const double* want,
+                       const std::vector<int64_t>& extents, const Tolerance& tol, uint64_t seed,
+                       size_t count) {
+  size_t n = 1;
+  for (auto e : extents) n *= static_cast<size_t>(e);
+  const bool all = n <= count;
+  uint64_t x = seed | 1;
+  for (size_t k = 0; k < (all ? n : count); ++k) {
+    size_t i = k;
+    if (!all) {  // xorshift64*
+      x ^= x >> 12;
+      x ^= x << 25;
+      x ^= x >> 27;
+      i = static_cast<size_t>((x * 0x2545f4914f6cdd1dull) % n);
+    }
+    const double y = load_as_double(got, dtype, i), w = want ? want[i] : 0;
+    const bool finite_ok = std::isfinite(y) || (want && !std::isfinite(w));
+    const bool value_ok = !want || !std::isfinite(w) ||
+                          std::abs(y - w) <= (is_floating(dtype) ? tol.atol + tol.rtol * std::abs(w) : 0);
+    if (!finite_ok || !value_ok)
+      return fmt::format("{}: got {}{}", element_name(name, i, extents), y,
+                         want ? fmt::format(", expected {}", w) : std::string(" (unwritten)"));
+  }
+  return "";
+}
+
 }  // namespace kf

@@ -28,6 +28,12 @@ CompareResult compare_output(const std::string& name, const void* got, DType dty
                              const double* want, const std::vector<int64_t>& extents,
                              const Tolerance& tol);
 
+// Elementwise check of `count` pseudo-randomly chosen elements (all of them when the tensor is
+// smaller): cheap enough to run after every timed batch. Returns "" or the first failure.
+std::string spot_check(const std::string& name, const void* got, DType dtype, const double* want,
+                       const std::vector<int64_t>& extents, const Tolerance& tol, uint64_t seed,
+                       size_t count);
+
 // "C[3, 7]" for flat index i in a row-major tensor.
 std::string element_name(const std::string& name, size_t i, const std::vector<int64_t>& extents);
 

@@ -465,7 +465,7 @@ Expected<fs::path> build_probe(const ProbeOptions& o, const MachineInfo& m) {
   return binary;
 }
 
-// Runs the probe on every usable CPU and returns its measurements.
+// Runs the probe on every usable CPU and fills in m's measurements.
 Status run_probe(const fs::path& binary, double seconds, MachineInfo& m) {
   ProcessOptions p;
   p.argv = {binary.string(), fmt::format("{}", seconds)};

@@ -74,9 +74,14 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
 
   w->memfd_ = memfd_create("kforge-buffers", MFD_CLOEXEC);
   if (w->memfd_ < 0) return Status::error(fmt::format("memfd_create: {}", std::strerror(errno)));
-  if (ftruncate(w->memfd_, static_cast<off_t>(w->map_size_)) != 0)
-    return Status::error(fmt::format("ftruncate({} bytes): {}", w->map_size_, std::strerror(errno)));
-  w->map_ = mmap(nullptr, w->map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd_, 0);
+  // Allocate and map the pages in bulk: faulting shared memory in page by page is several
+  // times slower, and bench shapes can hold gigabytes.
+  if (fallocate(w->memfd_, 0, 0, static_cast<off_t>(w->map_size_)) != 0 &&
+      ftruncate(w->memfd_, static_cast<off_t>(w->map_size_)) != 0)
+    return Status::error(fmt::format("allocating {} bytes of shared memory: {}", w->map_size_,
+                                     std::strerror(errno)));
+  w->map_ = mmap(nullptr, w->map_size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                 w->memfd_, 0);
   if (w->map_ == MAP_FAILED) {
     w->map_ = nullptr;
     return Status::error(fmt::format("mmap: {}", std::strerror(errno)));
