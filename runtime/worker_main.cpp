@@ -235,6 +235,7 @@ struct Args {
   int sets = 1;
   std::vector<std::string> buffers;  // "offset:length:ro|rw:name", set-major
   std::vector<std::string> guards;   // "offset:length:name"
+  std::vector<std::string> preload;  // trusted runtime libraries to load and initialize first
   std::vector<int64_t> dims;
   std::vector<double> scalars;
 };
@@ -251,6 +252,7 @@ Args parse_args(int argc, char** argv) {
     else if (k == "--sets") a.sets = std::stoi(v);
     else if (k == "--buffers") a.buffers = split(v, ';');
     else if (k == "--guards") a.guards = split(v, ';');
+    else if (k == "--preload") a.preload = split(v, ',');
     else if (k == "--dims") for (auto& d : split(v, ',')) a.dims.push_back(std::stoll(d));
     else if (k == "--scalars") for (auto& d : split(v, ',')) a.scalars.push_back(std::stod(d));
     else setup_failed("unknown argument " + k);
@@ -331,6 +333,13 @@ int main(int argc, char** argv) {
   set_limit(RLIMIT_FSIZE, 1 << 20, 1 << 20);
   if (a.cpu_limit > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(a.cpu_limit), static_cast<rlim_t>(a.cpu_limit + 2));
   if (a.as_limit > 0) set_limit(RLIMIT_AS, a.as_limit, a.as_limit);
+  // Trusted runtimes (e.g. LLVM's libomp, which registers itself through a file in /dev/shm on
+  // first use) are loaded and initialized before the filter; the candidate then shares them.
+  for (const auto& lib : a.preload) {
+    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!h) setup_failed("cannot preload " + lib);
+    if (auto init = reinterpret_cast<int (*)()>(dlsym(h, "omp_get_max_threads"))) init();
+  }
   int notify_fd = -1;
   std::string err = kf::sandbox::install_filter(getpid(), &notify_fd);
   if (!err.empty()) setup_failed(err);

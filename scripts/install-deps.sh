@@ -7,7 +7,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-  build-essential g++ clang cmake ninja-build pkg-config git ca-certificates \
+  build-essential g++ clang libomp-dev cmake ninja-build pkg-config git ca-certificates \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev

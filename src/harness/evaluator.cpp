@@ -45,7 +45,9 @@ Expected<std::unique_ptr<Worker>> start_worker(const Task& task, const ShapeInst
                   .scalars = inst.scalars,
                   .threads = o.threads,
                   .start_timeout_s = 60,
-                  .memory_limit = o.memory_limit};
+                  .memory_limit = o.memory_limit,
+                  .preload = s.kind == ShimKind::candidate ? runtime_preload(o.compile.cxx)
+                                                           : std::vector<std::string>{}};
   return Worker::start(spec);
 }
 

@@ -207,7 +207,8 @@ double run_fma(int threads, long units) {
 // Picks a unit count so one repetition takes about rep_s (each calibration step keeps the
 // faster of two runs, so one stall cannot skew it), then returns the fastest repetition's
 // seconds per unit: a ceiling, as a roofline needs (on a shared VM a median measures the
-// neighbours too). body(units) returns the seconds it measured.
+// neighbours too; many short repetitions find the quiet moments). body(units) returns the
+// seconds it measured.
 template <typename F>
 double seconds_per_unit(F body, double rep_s, int reps) {
   rep_s = std::max(rep_s, 0.004);
@@ -223,7 +224,7 @@ double seconds_per_unit(F body, double rep_s, int reps) {
 
 int main(int argc, char** argv) {
   double budget = std::min(std::max(argc > 1 ? std::atof(argv[1]) : 2.0, 0.05), 60.0);
-  const int threads = std::max(1, omp_get_max_threads()), reps = 7;
+  const int threads = std::max(1, omp_get_max_threads()), reps = 15;
   const double start = now();
   pin_threads(threads);
   auto rate = [&](double work, double share_of_budget, auto body) {

@@ -128,6 +128,11 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
                                    "--guards", guards,
                                    "--dims", dims,
                                    "--scalars", scalars};
+  if (!spec.preload.empty()) {
+    std::string libs;
+    for (const auto& l : spec.preload) libs += (libs.empty() ? "" : ",") + l;
+    args.insert(args.end(), {"--preload", libs});
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

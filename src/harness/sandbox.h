@@ -40,6 +40,7 @@ struct WorkerSpec {
   double start_timeout_s = 30;
   size_t memory_limit = 0;  // address-space limit in bytes beyond the buffers; 0 = default 4 GiB
   double cpu_limit_s = 0;   // 0: no CPU-time limit beyond the wall-clock deadlines
+  std::vector<std::string> preload;  // runtime libraries loaded before the sandbox closes
 };
 
 // What happened to one command.

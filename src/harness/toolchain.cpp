@@ -96,6 +96,11 @@ std::string toolchain_identity(const std::string& cxx) {
   return id;
 }
 
+std::vector<std::string> runtime_preload(const std::string& cxx) {
+  if (cxx.find("clang") != std::string::npos) return {"libomp.so.5"};
+  return {};
+}
+
 std::vector<Diagnostic> parse_diagnostics(const std::string& log) {
   static const std::regex re(R"(^(.*?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
   std::vector<Diagnostic> out;

@@ -48,6 +48,10 @@ CompiledObject compile_solution(const std::string& source, const std::string& sh
 // Parses "file:line:col: severity: message" lines (GCC and Clang).
 std::vector<Diagnostic> parse_diagnostics(const std::string& log);
 
+// Runtime libraries the compiler's objects need initialized before the sandbox closes
+// (clang's OpenMP runtime, libomp); empty for g++.
+std::vector<std::string> runtime_preload(const std::string& cxx);
+
 // Identity of the compiler and the target (memoized): part of every cache key.
 std::string toolchain_identity(const std::string& cxx);
 

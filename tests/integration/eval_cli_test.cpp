@@ -77,3 +77,17 @@ TEST(EvalCliErrors, CompileErrorIsAVerdict) {
 
 }  // namespace
 }  // namespace kf
+
+namespace kf {
+namespace {
+
+TEST(EvalCliToolchains, ClangWithOpenMP) {
+  auto dir = testing::source_dir() / "tests/adversarial";
+  auto j = eval_json({(dir / "task").string(), (dir / "cases/ok_openmp.cpp").string(), "--json",
+                      "--cxx", "clang++", "--threads", "2", "--no-time"});
+  EXPECT_EQ(j["verdict"], "ok") << j.dump(2);
+  EXPECT_NE(j["compile"]["command"].get<std::string>().find("clang++"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kf
