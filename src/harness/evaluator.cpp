@@ -397,16 +397,17 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
     rf.attainable_gflops = std::min(m.peak_gflops, intensity * m.dram_gbps);
     rf.bound = intensity * m.dram_gbps < m.peak_gflops ? "memory" : "compute";
     rf.fraction = rf.attainable_gflops > 0 ? rf.gflops / rf.attainable_gflops : 0;
-    // The fastest any kernel could be: all FMA units busy, or every byte streamed at the
-    // cache bandwidth (generous: inputs may be cache-resident).
+    // The fastest any kernel could be: all FMA units busy, or every byte streamed at three
+    // times the L2 bandwidth (about L1's: generous, since a small working set may stay in
+    // cache despite the input rotation).
     rf.min_time_s = std::max(m.peak_gflops > 0 ? rf.flops / (m.peak_gflops * 1e9) : 0.0,
-                             m.cache_gbps > 0 ? rf.bytes / (m.cache_gbps * 1e9) : 0.0);
+                             m.cache_gbps > 0 ? rf.bytes / (3 * m.cache_gbps * 1e9) : 0.0);
     res_.roofline = rf;
     if (rf.min_time_s > 0 && res_.timing->min_s < o_.suspicious_fraction * rf.min_time_s)
       fail(Verdict::suspicious,
            fmt::format("faster than the machine allows: {:.3g} s per call, but {:.3g} FLOP at "
                        "{:.0f} GFLOP/s and {:.3g} bytes at {:.0f} GB/s need at least {:.3g} s",
-                       res_.timing->min_s, rf.flops, m.peak_gflops, rf.bytes, m.cache_gbps,
+                       res_.timing->min_s, rf.flops, m.peak_gflops, rf.bytes, 3 * m.cache_gbps,
                        rf.min_time_s),
            {"a kernel this fast is skipping work (e.g. returning a cached result); the outputs "
             "matched, but the time cannot be real"});

@@ -137,8 +137,11 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // A clean environment: nothing from the judge's environment leaks into the candidate.
+  // OpenMP threads are bound one per core: unbound, a parallel region after an idle spell
+  // waits milliseconds for its threads on a shared VM, which would dominate short kernels.
   std::vector<std::string> env = {fmt::format("OMP_NUM_THREADS={}", spec.threads),
-                                  "PATH=/usr/bin:/bin", "LC_ALL=C"};
+                                  "OMP_PROC_BIND=true", "OMP_PLACES=cores", "PATH=/usr/bin:/bin",
+                                  "LC_ALL=C"};
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -1,9 +1,10 @@
 // probe_check: an independent cross-check of kforge's machine probe (src/harness/machine.cpp).
-// Written differently on purpose: the FMA peak comes from an inline-asm vfmadd231ps loop on 12
-// registers, threads are std::threads pinned with pthread_setaffinity_np, the triad is a plain
-// loop timed with clock_gettime over 3 x 256 MiB arrays, and every figure is best-of-N (STREAM's
-// convention) where the probe reports medians. It also sweeps the triad's working set to show
-// where each cache level ends. Not part of the build; see README.md.
+// Written differently on purpose: the FMA peak comes from an inline-asm vfmadd213ps loop on 12
+// registers, threads are std::threads pinned with pthread_setaffinity_np and started per
+// repetition, the triad is a plain loop timed with clock_gettime over 3 x 256 MiB arrays, and
+// every figure is the best of a few long repetitions (the probe takes many short ones). It also
+// sweeps the triad's working set to show where each cache level ends. Not part of the build;
+// see README.md.
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
