@@ -1,0 +1,15 @@
+// The test binaries' main: points kforge at the freshly built worker and a cache of its own
+// inside the build tree (so tests never share state with a user's ~/.cache/kforge), then runs
+// GoogleTest. Variables already set in the environment win.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+int main(int argc, char** argv) {
+  setenv("KFORGE_WORKER", KFORGE_TEST_BINARY_DIR "/bin/kforge-worker", 0);
+  setenv("KFORGE_BIN", KFORGE_TEST_BINARY_DIR "/bin/kforge", 0);
+  setenv("KFORGE_CACHE_DIR", KFORGE_TEST_BINARY_DIR "/test-cache", 0);
+  setenv("KFORGE_SOURCE_DIR", KFORGE_TEST_SOURCE_DIR, 0);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
