@@ -81,6 +81,7 @@ struct Task {
   Formula flops = Formula::constant(0);
   std::optional<Formula> bytes;  // default: compulsory traffic of all tensors
   std::string te_spec;           // "" when the task has none
+  int te_line = 0;               // line of task.toml where te_spec's first line is
   std::optional<Baseline> baseline;
   std::string reference_source;  // contents of reference.cpp
 

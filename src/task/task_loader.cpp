@@ -474,6 +474,16 @@ Expected<Task> Loader::load(const std::string& text) {
     auto spec = req_string(**t, "spec");
     if (!spec) return spec.error();
     task.te_spec = *spec;
+    // A multi-line string that opens with `"""` and a newline starts on the next line.
+    const toml::node* sn = (*t)->get("spec");
+    task.te_line = static_cast<int>(sn->source().begin.line);
+    size_t pos = 0;
+    for (int l = 1; l < task.te_line && pos != std::string::npos; ++l) pos = text.find('\n', pos) + 1;
+    if (pos != std::string::npos) {
+      std::string line = text.substr(pos, text.find('\n', pos) - pos);
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      if (line.size() >= 3 && line.compare(line.size() - 3, 3, "\"\"\"") == 0) ++task.te_line;
+    }
   }
   if (const toml::node* bl = root.get("baseline")) {
     auto t = table_at(bl, "baseline");

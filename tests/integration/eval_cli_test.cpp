@@ -38,8 +38,10 @@ TEST_P(EvalCli, ReferenceAsCandidateIsOkAndEven) {
   EXPECT_EQ(j["verdict"], "ok") << j.dump(2);
   ASSERT_TRUE(j.contains("speedup")) << j.dump(2);
   const double s = j["speedup"]["min"].get<double>();
-  EXPECT_GT(s, 0.67) << "identical code timed side by side should come out even";
-  EXPECT_LT(s, 1.5) << "identical code timed side by side should come out even";
+  // Loose bounds: this catches a biased timer (e.g. one side timed on warm caches or without
+  // the overhead subtracted), not noise from a shared machine.
+  EXPECT_GT(s, 0.5) << "identical code timed side by side should come out even";
+  EXPECT_LT(s, 2.0) << "identical code timed side by side should come out even";
   ASSERT_TRUE(j.contains("roofline"));
   EXPECT_GT(j["roofline"]["gflops"].get<double>(), 0);
   EXPECT_GT(j["roofline"]["gbps"].get<double>(), 0);

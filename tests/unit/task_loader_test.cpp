@@ -212,6 +212,13 @@ TEST(TaskLoader, RandintAndPartitionParse) {
   EXPECT_EQ(t->inputs[2].dist.kind, DistKind::partition);
 }
 
+TEST(TaskLoader, TeSpecKeepsItsLine) {
+  auto t = parse_task(kValid + "\n[te]\nspec = \"\"\"\nC[i, j] = sum(k: A[i, k] * B[k, j])\n\"\"\"\n", "d/task.toml");
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->te_spec, "C[i, j] = sum(k: A[i, k] * B[k, j])\n");
+  EXPECT_EQ(t->te_line, 26);  // kValid has 22 lines; then a blank line, "[te]", "spec = \"\"\""
+}
+
 TEST(TaskLoader, MissingDirectoryAndReference) {
   auto t = load_task("/nonexistent/task");
   ASSERT_FALSE(t);
