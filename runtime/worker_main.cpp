@@ -200,20 +200,9 @@ void on_new_failure() {
 
 // Hands the seccomp listener to the judge over the reply socket (one byte 'N' + SCM_RIGHTS).
 void send_notify_fd(int fd) {
-  char byte = 'N';
-  struct iovec iov = {&byte, 1};
-  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (sendmsg(kf::wire::kReplyFd, &msg, 0) != 1) setup_failed("cannot send the seccomp listener");
+  kf::wire::FdMessage m;
+  m.set_fd(fd);
+  if (sendmsg(kf::wire::kReplyFd, &m.msg, 0) != 1) setup_failed("cannot send the seccomp listener");
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {

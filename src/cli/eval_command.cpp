@@ -54,6 +54,11 @@ void print_text(const RunResult& r) {
     fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the reference, same run)\n",
                r.speedup_median, r.speedup_min);
   }
+  if (r.counters) {
+    const Counters& c = *r.counters;
+    fmt::print("counters: {:.2f} CPUs busy, {:.0f} minor faults, {:.1f} context switches per call\n",
+               c.cpus_busy, c.minor_faults_per_call, c.context_switches_per_call);
+  }
   if (r.roofline) {
     const Roofline& f = *r.roofline;
     fmt::print("perf:     {:.1f} GFLOP/s, {:.1f} GB/s; {}-bound, {:.1f}% of roofline "

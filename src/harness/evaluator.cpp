@@ -162,6 +162,25 @@ class Judge {
     (void)inst;
   }
 
+  // Starts the candidate's worker (`sets` input sets) and the oracle's at one shape. False, with
+  // the verdict recorded, when the candidate dies while loading; an error when the oracle does.
+  Expected<bool> start_workers(const ShapeInstance& inst, const Solution& cand,
+                               const Solution& oracle, int sets, std::unique_ptr<Worker>* cw,
+                               std::unique_ptr<Worker>* ow) {
+    auto c = start_worker(task_, inst, cand, sets, o_);
+    if (!c) return c.error();
+    if (auto* f = (*c)->fault()) {
+      fail(f->verdict, f->message);
+      return false;
+    }
+    auto o = start_worker(task_, inst, oracle, 1, o_);
+    if (!o) return o.error();
+    if (auto* f = (*o)->fault()) return Status::error("the task's reference (oracle) " + f->message);
+    *cw = std::move(*c);
+    *ow = std::move(*o);
+    return true;
+  }
+
   Expected<bool> check_test_shapes(const Solution& cand, const Solution& oracle);
   Expected<bool> bench(const Solution& cand, const Solution& oracle,
                        const std::optional<Solution>& reference);
@@ -193,36 +212,31 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
     auto inst = task_.instantiate(point);
     if (!inst) return inst.error();
     note(fmt::format("checking {}", inst->label()));
-    auto cw = start_worker(task_, *inst, cand, 1, o_);
-    if (!cw) return cw.error();
-    if (auto* f = (*cw)->fault()) {
-      fail(f->verdict, f->message);
-      return false;
-    }
-    auto ow = start_worker(task_, *inst, oracle, 1, o_);
-    if (!ow) return ow.error();
-    if (auto* f = (*ow)->fault()) return Status::error("the task's reference (oracle) " + f->message);
+    std::unique_ptr<Worker> cw, ow;
+    auto started = start_workers(*inst, cand, oracle, 1, &cw, &ow);
+    if (!started) return started.error();
+    if (!*started) return false;
     for (int s = 0; s < std::max(o_.seeds_per_shape, 2); ++s) {
       const uint64_t seed = next_seed();
-      KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, **cw, 0, seed));
-      copy_inputs(task_, *inst, **cw, 0, **ow, 0, ShimKind::oracle);
-      const std::string hash = inputs_hash(task_, **cw);
-      poison_outputs(task_, *inst, **cw, 0, ShimKind::candidate);
-      poison_outputs(task_, *inst, **ow, 0, ShimKind::oracle);
-      RunOutcome orc = (*ow)->run(0, 1, o_.oracle_timeout_s);
+      KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, *cw, 0, seed));
+      copy_inputs(task_, *inst, *cw, 0, *ow, 0, ShimKind::oracle);
+      const std::string hash = inputs_hash(task_, *cw);
+      poison_outputs(task_, *inst, *cw, 0, ShimKind::candidate);
+      poison_outputs(task_, *inst, *ow, 0, ShimKind::oracle);
+      RunOutcome orc = ow->run(0, 1, o_.oracle_timeout_s);
       if (!orc.ok)
         return Status::error(fmt::format("the task's reference (oracle) failed at {}: {}",
                                          inst->label(), orc.message));
-      RunOutcome r = (*cw)->run(0, 1, o_.run_timeout_s);
-      res_.output_log = (*cw)->output_log();
+      RunOutcome r = cw->run(0, 1, o_.run_timeout_s);
+      res_.output_log = cw->output_log();
       if (!r.ok) {
         fail(r.verdict, fmt::format("at {}: {}", inst->label(), r.message));
         return false;
       }
       const std::string where = fmt::format("at {} (seed {})", inst->label(), seed);
-      check_side_effects(*inst, **cw, hash, 0, r.seconds, where);
+      check_side_effects(*inst, *cw, hash, 0, r.seconds, where);
       if (failed_) return false;
-      CompareResult c = compare_outputs(task_, *inst, **cw, 0, **ow);
+      CompareResult c = compare_outputs(task_, *inst, *cw, 0, *ow);
       record(*inst, seed, c, false);
       if (!c.passed) {
         fail(Verdict::wrong_answer, fmt::format("wrong answer {}: {}", where, c.detail),
@@ -238,6 +252,8 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
                                                Worker& oracle, int reps, double overhead,
                                                std::vector<double>* ref_times) {
   std::vector<double> times;
+  const ProcessCounters before = cand.counters();
+  double wall_in_runs = 0;
   const int k = cand.sets();
   const int first = (k - (reps - 1) % k) % k;  // the batch ends on set 0, which is verified
   const std::string hash = inputs_hash(task_, cand);
@@ -250,6 +266,7 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
       fail(r.verdict, fmt::format("during timing at {}: {}", inst.label(), r.message));
       return times;
     }
+    wall_in_runs += r.seconds;
     const double per_run = std::max(r.seconds - overhead, 0.0) / reps;
     times.push_back(per_run);
     measured += per_run * reps;
@@ -283,6 +300,17 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
     if (n >= o_.min_samples && measured >= o_.min_time_s) break;
     if (n >= o_.min_samples && wall >= o_.max_timing_wall_s) break;
   }
+  const ProcessCounters after = cand.counters();
+  const double calls = static_cast<double>(times.size()) * reps;
+  if (calls > 0 && wall_in_runs > 0)
+    res_.counters = Counters{
+        .cpus_busy = (after.cpu_s - before.cpu_s) / wall_in_runs,
+        .cpu_s_per_call = (after.cpu_s - before.cpu_s) / calls,
+        .minor_faults_per_call = static_cast<double>(after.minor_faults - before.minor_faults) / calls,
+        .major_faults_per_call = static_cast<double>(after.major_faults - before.major_faults) / calls,
+        .context_switches_per_call =
+            static_cast<double>(after.voluntary_switches + after.involuntary_switches -
+                                before.voluntary_switches - before.involuntary_switches) / calls};
   CompareResult last = compare_outputs(task_, inst, cand, 0, oracle);
   record(inst, 0, last, true);
   if (!last.passed)
@@ -309,15 +337,10 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   note(fmt::format("bench shape {}: {} input sets of {:.1f} MiB", inst->label(), sets,
                    static_cast<double>(set_bytes) / (1 << 20)));
 
-  auto cw = start_worker(task_, *inst, cand, sets, o_);
-  if (!cw) return cw.error();
-  if (auto* f = (*cw)->fault()) {
-    fail(f->verdict, f->message);
-    return false;
-  }
-  auto ow = start_worker(task_, *inst, oracle, 1, o_);
-  if (!ow) return ow.error();
-  if (auto* f = (*ow)->fault()) return Status::error("the task's reference (oracle) " + f->message);
+  std::unique_ptr<Worker> cw, ow;
+  auto started = start_workers(*inst, cand, oracle, sets, &cw, &ow);
+  if (!started) return started.error();
+  if (!*started) return false;
   std::unique_ptr<Worker> rw;
   if (reference) {
     auto w = start_worker(task_, *inst, *reference, sets, o_);
@@ -327,27 +350,27 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   }
   const uint64_t seed = next_seed();
   for (int s = 0; s < sets; ++s) {
-    KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, **cw, s, seed + static_cast<uint64_t>(s)));
-    if (rw) copy_inputs(task_, *inst, **cw, s, *rw, s, ShimKind::reference);
+    KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, *cw, s, seed + static_cast<uint64_t>(s)));
+    if (rw) copy_inputs(task_, *inst, *cw, s, *rw, s, ShimKind::reference);
   }
-  copy_inputs(task_, *inst, **cw, 0, **ow, 0, ShimKind::oracle);
-  poison_outputs(task_, *inst, **ow, 0, ShimKind::oracle);
+  copy_inputs(task_, *inst, *cw, 0, *ow, 0, ShimKind::oracle);
+  poison_outputs(task_, *inst, *ow, 0, ShimKind::oracle);
   note("running the f64 oracle at the bench shape");
-  RunOutcome orc = (*ow)->run(0, 1, o_.oracle_timeout_s);
+  RunOutcome orc = ow->run(0, 1, o_.oracle_timeout_s);
   if (!orc.ok) return Status::error("the task's reference (oracle) failed at the bench shape: " + orc.message);
 
   // Warm-up run, checked like any other.
-  const std::string hash = inputs_hash(task_, **cw);
-  for (int s = 0; s < sets; ++s) poison_outputs(task_, *inst, **cw, s, ShimKind::candidate);
-  RunOutcome warm = (*cw)->run(0, 1, o_.run_timeout_s);
-  res_.output_log = (*cw)->output_log();
+  const std::string hash = inputs_hash(task_, *cw);
+  for (int s = 0; s < sets; ++s) poison_outputs(task_, *inst, *cw, s, ShimKind::candidate);
+  RunOutcome warm = cw->run(0, 1, o_.run_timeout_s);
+  res_.output_log = cw->output_log();
   if (!warm.ok) {
     fail(warm.verdict, fmt::format("at {}: {}", inst->label(), warm.message));
     return false;
   }
-  check_side_effects(*inst, **cw, hash, 0, warm.seconds, fmt::format("at {}", inst->label()));
+  check_side_effects(*inst, *cw, hash, 0, warm.seconds, fmt::format("at {}", inst->label()));
   if (failed_) return false;
-  CompareResult c = compare_outputs(task_, *inst, **cw, 0, **ow);
+  CompareResult c = compare_outputs(task_, *inst, *cw, 0, *ow);
   record(*inst, seed, c, false);
   if (!c.passed) {
     fail(Verdict::wrong_answer, fmt::format("wrong answer at {}: {}", inst->label(), c.detail),
@@ -362,7 +385,7 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   // Protocol overhead: the fastest of a few empty round trips, subtracted from each batch.
   double overhead = 1e9;
   for (int i = 0; i < 20; ++i) {
-    RunOutcome p = (*cw)->ping();
+    RunOutcome p = cw->ping();
     if (!p.ok) {
       fail(p.verdict, p.message);
       return false;
@@ -374,7 +397,7 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
                                                static_cast<double>(sets)));
   note(fmt::format("timing: batches of {} call(s), side by side with the reference", reps));
   std::vector<double> ref_times;
-  auto times = time_pair(**cw, rw.get(), *inst, **ow, reps, overhead, &ref_times);
+  auto times = time_pair(*cw, rw.get(), *inst, *ow, reps, overhead, &ref_times);
   if (!times) return times.error();
   if (failed_) return false;
   res_.timing = summarize_timing(*times, reps, sets, overhead);

@@ -81,6 +81,12 @@ nlohmann::json RunResult::to_json() const {
                      {"min_time_s", r.min_time_s},
                      {"bound", r.bound}};
   }
+  if (counters)
+    j["counters"] = {{"cpus_busy", counters->cpus_busy},
+                     {"cpu_s_per_call", counters->cpu_s_per_call},
+                     {"minor_faults_per_call", counters->minor_faults_per_call},
+                     {"major_faults_per_call", counters->major_faults_per_call},
+                     {"context_switches_per_call", counters->context_switches_per_call}};
   if (speedup_median > 0) j["speedup"] = {{"median", speedup_median}, {"min", speedup_min}};
   j["output_log"] = output_log;
   return j;

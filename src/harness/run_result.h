@@ -61,6 +61,14 @@ struct Timing {
   std::vector<double> per_run_s;  // every sample, per kernel call
 };
 
+// Software counters over the timed calls, per call (the machine has no hardware counters).
+struct Counters {
+  double cpus_busy = 0;  // CPU time / wall time: how many threads actually ran
+  double cpu_s_per_call = 0;
+  double minor_faults_per_call = 0, major_faults_per_call = 0;
+  double context_switches_per_call = 0;
+};
+
 struct Roofline {
   double flops = 0, bytes = 0;
   double gflops = 0, gbps = 0;                  // achieved, from the median time
@@ -79,6 +87,7 @@ struct RunResult {
   std::vector<CheckRecord> checks;
   std::optional<Timing> timing, reference_timing;
   std::optional<Roofline> roofline;
+  std::optional<Counters> counters;
   double speedup_median = 0, speedup_min = 0;  // reference / candidate, same run
   std::string task, shape, machine;
   int threads = 1;

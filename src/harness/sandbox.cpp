@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iterator>
+#include <sstream>
 #include <cstring>
 #include <fmt/format.h>
 #include <random>
@@ -246,25 +248,15 @@ RunOutcome Worker::receive_listener(double timeout_s) {
   struct pollfd p = {reply_fd_, POLLIN, 0};
   if (poll(&p, 1, static_cast<int>(timeout_s * 1000)) <= 0)
     return die(Verdict::crash, "the worker did not start in time");
-  char byte = 0;
-  struct iovec iov = {&byte, 1};
-  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n = recvmsg(reply_fd_, &msg, MSG_CMSG_CLOEXEC);
-  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (n == 1 && byte == 'N' && c && c->cmsg_type == SCM_RIGHTS) {
-    std::memcpy(&notify_fd_, CMSG_DATA(c), sizeof notify_fd_);
-    return RunOutcome{.ok = true};
-  }
+  wire::FdMessage m;
+  m.byte = 0;
+  ssize_t n = recvmsg(reply_fd_, &m.msg, MSG_CMSG_CLOEXEC);
+  if (n == 1 && (notify_fd_ = m.fd()) >= 0) return RunOutcome{.ok = true};
   // Not the listener: the worker reported a set-up failure instead.
   if (n > 0) {
     wire::Reply r;
     auto* bytes = reinterpret_cast<char*>(&r);
-    bytes[0] = byte;
+    bytes[0] = m.byte;
     size_t got = 1;
     while (got < sizeof r) {
       ssize_t k = read(reply_fd_, bytes + got, sizeof r - got);
@@ -371,6 +363,33 @@ RunOutcome Worker::run(int first_set, int reps, double timeout_s) {
 }
 
 RunOutcome Worker::ping(double timeout_s) { return transact(2, 0, 0, timeout_s); }
+
+ProcessCounters Worker::counters() const {
+  ProcessCounters c;
+  if (pid_ <= 0) return c;
+  auto stat = read_file(fmt::format("/proc/{}/stat", pid_));
+  if (stat) {
+    // Fields after the command name (which may hold spaces) start at field 3.
+    std::istringstream in(stat->substr(stat->rfind(')') + 2));
+    std::vector<std::string> f{std::istream_iterator<std::string>(in), {}};
+    if (f.size() > 12) {
+      const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+      c.minor_faults = std::stoull(f[7]);
+      c.major_faults = std::stoull(f[9]);
+      c.cpu_s = static_cast<double>(std::stoull(f[11]) + std::stoull(f[12])) / tick;
+    }
+  }
+  if (auto status = read_file(fmt::format("/proc/{}/status", pid_))) {
+    std::istringstream in(*status);
+    std::string key;
+    uint64_t v;
+    while (in >> key) {
+      if (key == "voluntary_ctxt_switches:" && in >> v) c.voluntary_switches = v;
+      if (key == "nonvoluntary_ctxt_switches:" && in >> v) c.involuntary_switches = v;
+    }
+  }
+  return c;
+}
 
 bool Worker::canaries_intact(std::string* which) const {
   for (int s = 0; s < spec_.sets; ++s)

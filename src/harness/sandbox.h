@@ -51,6 +51,14 @@ struct RunOutcome {
   std::string message;
 };
 
+// Software counters of the worker process (all threads), from /proc: this machine has no
+// hardware performance counters, but these still tell whether threads ran and memory faulted.
+struct ProcessCounters {
+  double cpu_s = 0;                 // user + system time
+  uint64_t minor_faults = 0, major_faults = 0;
+  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+};
+
 class Worker {
  public:
   static Expected<std::unique_ptr<Worker>> start(const WorkerSpec& spec);
@@ -72,6 +80,9 @@ class Worker {
   RunOutcome run(int first_set, int reps, double timeout_s);
   // A round trip without running the kernel (measures the protocol's overhead).
   RunOutcome ping(double timeout_s = 5);
+
+  // The worker's counters so far (zeros when they cannot be read).
+  ProcessCounters counters() const;
 
   // True if every canary in front of every buffer is intact.
   bool canaries_intact(std::string* which) const;

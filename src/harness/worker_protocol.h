@@ -15,7 +15,10 @@
 // with its own clock; nothing the worker or the candidate says about time is used.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace kf::wire {
 
@@ -62,5 +65,39 @@ constexpr int kExitSetup = 96;
 constexpr int kCommandFd = 3;  // parent -> worker
 constexpr int kReplyFd = 4;    // worker -> parent
 constexpr int kBufferFd = 5;   // the memfd with all buffers
+
+// The one message that carries a file descriptor: the byte 'N' plus the seccomp listener as
+// SCM_RIGHTS, sent by the worker once its filter is installed.
+struct FdMessage {
+  char byte = 'N';
+  struct iovec iov = {&byte, 1};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr msg = {};
+
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+
+  void set_fd(int fd) {
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
+  // The received descriptor, or -1 when the message carried none.
+  int fd() {
+    struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    if (byte != 'N' || !c || c->cmsg_type != SCM_RIGHTS) return -1;
+    int fd;
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+  }
+};
 
 }  // namespace kf::wire
