@@ -46,6 +46,7 @@ Expected<std::unique_ptr<Worker>> start_worker(const Task& task, const ShapeInst
                   .threads = o.threads,
                   .start_timeout_s = 60,
                   .memory_limit = o.memory_limit,
+                  .cpu_limit_s = o.cpu_limit_s,
                   .preload = s.kind == ShimKind::candidate ? runtime_preload(o.compile.cxx)
                                                            : std::vector<std::string>{}};
   return Worker::start(spec);

@@ -44,6 +44,7 @@ struct EvalOptions {
   double run_timeout_s = 30;     // wall-clock deadline of one batch of kernel calls
   double oracle_timeout_s = 300;
   size_t memory_limit = 0;       // address space beyond the buffers; 0 = default
+  double cpu_limit_s = 600;      // CPU time of one worker over its whole life (RLIMIT_CPU)
   double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
   CompileOptions compile;
   std::optional<MachineLimits> machine;
