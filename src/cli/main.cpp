@@ -2,6 +2,7 @@
 // This is the command-line entry point; each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 
+#include "cli/check_command.h"
 #include "cli/doctor_command.h"
 #include "cli/eval_command.h"
 
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   kf::add_eval_command(app);
   kf::add_doctor_command(app);
+  kf::add_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
