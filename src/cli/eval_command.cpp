@@ -15,7 +15,7 @@ namespace {
 struct EvalArgs {
   std::string task_dir, candidate;
   int threads = 1;
-  bool json = false, no_reference = false, no_time = false, quiet = false;
+  bool json = false, no_reference = false, no_time = false, quiet = false, baseline = false;
   uint64_t seed = 0;
   double min_time = 1.0, timeout = 30;
   std::string cxx = "g++";
@@ -74,12 +74,24 @@ int run_eval(const EvalArgs& a) {
     fmt::print(stderr, "error: {}\n", task.error().message());
     return 2;
   }
-  auto source = read_file(a.candidate);
+  std::string candidate = a.candidate;
+  EvalOptions o;
+  if (a.baseline) {
+    if (!task->baseline) {
+      fmt::print(stderr, "error: {} has no [baseline]\n", task->name);
+      return 2;
+    }
+    candidate = (task->dir / task->baseline->file).string();
+    o.compile.libs = task->baseline->libs;  // a baseline may link libraries; a candidate may not
+  } else if (candidate.empty()) {
+    fmt::print(stderr, "error: name a candidate file, or pass --baseline\n");
+    return 2;
+  }
+  auto source = read_file(candidate);
   if (!source) {
     fmt::print(stderr, "error: {}\n", source.error().message());
     return 2;
   }
-  EvalOptions o;
   o.threads = a.threads;
   o.seed = a.seed;
   o.time = !a.no_time;
@@ -121,9 +133,9 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("task", args->task_dir, "Task directory (task.toml + reference.cpp)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("candidate", args->candidate, "Candidate C++ source")
-      ->required()
-      ->check(CLI::ExistingFile);
+  cmd->add_option("candidate", args->candidate, "Candidate C++ source")->check(CLI::ExistingFile);
+  cmd->add_flag("--baseline", args->baseline,
+                "Judge the task's library baseline (its [baseline] file, linked with its libs)");
   cmd->add_option("--threads,-t", args->threads, "Threads for the kernels (OMP_NUM_THREADS)")
       ->check(CLI::Range(1, 256));
   cmd->add_flag("--json", args->json, "Print the full result as JSON");

@@ -93,3 +93,16 @@ TEST(EvalCliToolchains, ClangWithOpenMP) {
 
 }  // namespace
 }  // namespace kf
+
+namespace kf {
+namespace {
+
+TEST(EvalCliBaseline, LibraryBaselineLinksItsLibraryAndPasses) {
+  auto dir = testing::source_dir() / "bench/jaxbench/08_gemm";
+  auto j = eval_json({dir.string(), "--baseline", "--json", "--no-time"});
+  EXPECT_EQ(j["verdict"], "ok") << j.dump(2);
+  EXPECT_NE(j["compile"]["command"].get<std::string>().find("-ldnnl"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kf
