@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/evaluator.h"
+#include "harness/te_oracle.h"
 
 namespace kf {
 namespace {
@@ -64,8 +65,27 @@ bool check_one(const std::filesystem::path& dir, bool time) {
     timing = fmt::format(", reference {:.3f} s at the bench shape{}", t,
                          t < 0.05 || t > 2 ? " (outside the 0.05-2 s target)" : "");
   }
-  fmt::print("ok   {} ({} test shapes, worst rel. L2 {:.1e} vs tolerance {:.0e}{})\n", task->name,
-             task->tests.size(), worst, task->tolerance_for(task->dtype).rel_l2, timing);
+  std::string te = "no TE spec";
+  if (!task->te_spec.empty()) {
+    auto rows = cross_check_te(*task, 2, 0);
+    if (!rows) {
+      fmt::print("FAIL {}: TE spec\n     {}\n", task->name, rows.error().message());
+      return false;
+    }
+    double te_worst = 0;
+    for (const auto& row : *rows) {
+      te_worst = std::max(te_worst, row.rel_l2);
+      if (!row.passed) {
+        fmt::print("FAIL {}: the TE spec and the reference disagree at {} (seed {})\n     {}\n",
+                   task->name, row.shape, row.seed, row.detail);
+        return false;
+      }
+    }
+    te = fmt::format("TE agrees with the reference, rel. L2 {:.1e}", te_worst);
+  }
+  fmt::print("ok   {} ({} test shapes, worst rel. L2 {:.1e} vs tolerance {:.0e}; {}{})\n",
+             task->name, task->tests.size(), worst, task->tolerance_for(task->dtype).rel_l2, te,
+             timing);
   return true;
 }
 

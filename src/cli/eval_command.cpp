@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/evaluator.h"
+#include "cli/lower_command.h"
 #include "harness/machine.h"
 #include "support/fs.h"
 
@@ -16,6 +17,7 @@ struct EvalArgs {
   std::string task_dir, candidate;
   int threads = 1;
   bool json = false, no_reference = false, no_time = false, quiet = false, baseline = false;
+  bool vs_baseline = false;
   uint64_t seed = 0;
   double min_time = 1.0, timeout = 30;
   std::string cxx = "g++";
@@ -52,7 +54,14 @@ void print_text(const RunResult& r) {
     const Timing& t = *r.reference_timing;
     fmt::print("reference: median {}  min {}\n", human_time(t.median_s), human_time(t.min_s));
     fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the reference, same run)\n",
-               r.speedup_median, r.speedup_min);
+               r.vs_reference.median, r.vs_reference.min);
+  }
+  if (r.baseline_timing) {
+    const Timing& t = *r.baseline_timing;
+    fmt::print("baseline: median {}  min {} ({})\n", human_time(t.median_s), human_time(t.min_s),
+               r.baseline_name);
+    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the baseline, same run)\n",
+               r.vs_baseline.median, r.vs_baseline.min);
   }
   if (r.counters) {
     const Counters& c = *r.counters;
@@ -88,6 +97,7 @@ int run_eval(const EvalArgs& a) {
     return 2;
   }
   auto source = read_file(candidate);
+  if (source && candidate.ends_with(".sched")) source = lower_schedule_file(*task, candidate, *source);
   if (!source) {
     fmt::print(stderr, "error: {}\n", source.error().message());
     return 2;
@@ -96,6 +106,7 @@ int run_eval(const EvalArgs& a) {
   o.seed = a.seed;
   o.time = !a.no_time;
   o.time_reference = !a.no_reference;
+  o.time_baseline = a.vs_baseline;
   o.min_time_s = a.min_time;
   o.run_timeout_s = a.timeout;
   o.compile.cxx = a.cxx;
@@ -148,6 +159,8 @@ void add_eval_command(CLI::App& app) {
       ->check(CLI::IsMember({"g++", "clang++"}));
   cmd->add_option("--flag", args->flags, "Extra compiler flag from the whitelist (repeatable)");
   cmd->add_flag("--no-reference", args->no_reference, "Do not time the reference");
+  cmd->add_flag("--vs-baseline", args->vs_baseline,
+                "Also time the task's library baseline side by side");
   cmd->add_flag("--no-time", args->no_time, "Check correctness only");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines");
   cmd->callback([args] { throw CLI::RuntimeError(run_eval(*args)); });

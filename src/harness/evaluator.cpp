@@ -12,7 +12,9 @@
 #include "harness/checker.h"
 #include "harness/sandbox.h"
 #include "harness/shim.h"
+#include "harness/te_oracle.h"
 #include "harness/timer.h"
+#include "support/fs.h"
 #include "support/hash.h"
 #include "task/inputs.h"
 
@@ -94,16 +96,25 @@ std::string outputs_snapshot(const Task& task, const Worker& w, int set) {
   return s;
 }
 
-// Compares every output of set `set` of `w` with the oracle's set 0.
+// The oracle's outputs as f64 arrays, one per task output.
+using OracleOutputs = std::vector<const double*>;
+
+OracleOutputs worker_outputs(const Task& task, const Worker& oracle) {
+  OracleOutputs out;
+  for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t)
+    out.push_back(static_cast<const double*>(oracle.buffer(0, t)));
+  return out;
+}
+
+// Compares every output of set `set` of `w` with the oracle's.
 CompareResult compare_outputs(const Task& task, const ShapeInstance& inst, const Worker& w, int set,
-                              const Worker& oracle) {
+                              const OracleOutputs& want) {
   CompareResult total;
   for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t) {
     const TensorSpec& spec = task.tensor(t);
     const Tolerance tol = is_floating(spec.dtype) ? task.tolerance_for(spec.dtype) : Tolerance{};
     CompareResult r = compare_output(spec.name, w.buffer(set, t), spec.dtype,
-                                     static_cast<const double*>(oracle.buffer(0, t)),
-                                     inst.extents[t], tol);
+                                     want[t - task.inputs.size()], inst.extents[t], tol);
     total.rel_l2 = std::max(total.rel_l2, r.rel_l2);
     total.max_abs_err = std::max(total.max_abs_err, r.max_abs_err);
     if (total.worst.empty()) total.worst = r.worst;
@@ -118,7 +129,8 @@ CompareResult compare_outputs(const Task& task, const ShapeInstance& inst, const
 
 class Judge {
  public:
-  Judge(const Task& task, const EvalOptions& o, RunResult& res) : task_(task), o_(o), res_(res) {
+  Judge(const Task& task, const EvalOptions& o, RunResult& res, const te::Program* program)
+      : task_(task), o_(o), res_(res), program_(program) {
     seed_ = o.seed ? o.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
   }
 
@@ -184,7 +196,8 @@ class Judge {
 
   Expected<bool> check_test_shapes(const Solution& cand, const Solution& oracle);
   Expected<bool> bench(const Solution& cand, const Solution& oracle,
-                       const std::optional<Solution>& reference);
+                       const std::optional<Solution>& reference,
+                       const std::optional<Solution>& baseline);
 
  private:
   void record(const ShapeInstance& inst, uint64_t seed, const CompareResult& c, bool timed) {
@@ -197,15 +210,21 @@ class Judge {
                            .worst = c.worst,
                            .detail = c.detail});
   }
-  Expected<std::vector<double>> time_pair(Worker& cand, Worker* ref, const ShapeInstance& inst,
-                                          Worker& oracle, int reps, double overhead,
-                                          std::vector<double>* ref_times);
+  // Times the candidate in batches, each followed by one batch of every comparison solution
+  // (`others`: the reference, the baseline) on the same input sets, so all are measured side by
+  // side under the same conditions. Verifies every candidate batch.
+  Expected<std::vector<double>> time_side_by_side(Worker& cand, const std::vector<Worker*>& others,
+                                                  const ShapeInstance& inst, Worker& oracle,
+                                                  int reps, double overhead,
+                                                  std::vector<std::vector<double>>* other_times);
 
   const Task& task_;
   const EvalOptions& o_;
   RunResult& res_;
+  const te::Program* program_;  // the TE oracle for test shapes; null when the task has no spec
   uint64_t seed_ = 0, seed_count_ = 0;
   bool failed_ = false;
+  bool has_reference_ = false;  // others[0] is the reference during timing
 };
 
 Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& oracle) {
@@ -224,10 +243,22 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
       const std::string hash = inputs_hash(task_, *cw);
       poison_outputs(task_, *inst, *cw, 0, ShimKind::candidate);
       poison_outputs(task_, *inst, *ow, 0, ShimKind::oracle);
-      RunOutcome orc = ow->run(0, 1, o_.oracle_timeout_s);
-      if (!orc.ok)
-        return Status::error(fmt::format("the task's reference (oracle) failed at {}: {}",
-                                         inst->label(), orc.message));
+      // The oracle: the task's TE program, interpreted in f64, when it has one; else the
+      // reference at double in its own worker.
+      std::vector<std::vector<double>> te_out;
+      OracleOutputs want;
+      if (program_) {
+        auto out = run_te_oracle(*program_, task_, *inst, *ow);
+        if (!out) return out.error();
+        te_out = std::move(*out);
+        for (const auto& o : te_out) want.push_back(o.data());
+      } else {
+        RunOutcome orc = ow->run(0, 1, o_.oracle_timeout_s);
+        if (!orc.ok)
+          return Status::error(fmt::format("the task's reference (oracle) failed at {}: {}",
+                                           inst->label(), orc.message));
+        want = worker_outputs(task_, *ow);
+      }
       RunOutcome r = cw->run(0, 1, o_.run_timeout_s);
       res_.output_log = cw->output_log();
       if (!r.ok) {
@@ -237,7 +268,7 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
       const std::string where = fmt::format("at {} (seed {})", inst->label(), seed);
       check_side_effects(*inst, *cw, hash, 0, r.seconds, where);
       if (failed_) return false;
-      CompareResult c = compare_outputs(task_, *inst, *cw, 0, *ow);
+      CompareResult c = compare_outputs(task_, *inst, *cw, 0, want);
       record(*inst, seed, c, false);
       if (!c.passed) {
         fail(Verdict::wrong_answer, fmt::format("wrong answer {}: {}", where, c.detail),
@@ -249,13 +280,15 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
   return true;
 }
 
-Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const ShapeInstance& inst,
-                                               Worker& oracle, int reps, double overhead,
-                                               std::vector<double>* ref_times) {
+Expected<std::vector<double>> Judge::time_side_by_side(
+    Worker& cand, const std::vector<Worker*>& others, const ShapeInstance& inst, Worker& oracle,
+    int reps, double overhead, std::vector<std::vector<double>>* other_times) {
   std::vector<double> times;
+  other_times->assign(others.size(), {});
   const ProcessCounters before = cand.counters();
   double wall_in_runs = 0;
   const int k = cand.sets();
+  const OracleOutputs oracle_out = worker_outputs(task_, oracle);
   const int first = (k - (reps - 1) % k) % k;  // the batch ends on set 0, which is verified
   const std::string hash = inputs_hash(task_, cand);
   double measured = 0;
@@ -278,7 +311,7 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
       for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t) {
         const TensorSpec& spec = task_.tensor(t);
         const Tolerance tol = is_floating(spec.dtype) ? task_.tolerance_for(spec.dtype) : Tolerance{};
-        const auto* want = s == 0 ? static_cast<const double*>(oracle.buffer(0, t)) : nullptr;
+        const auto* want = s == 0 ? oracle_out[t - task_.inputs.size()] : nullptr;
         std::string bad = spot_check(spec.name, cand.buffer(s, t), spec.dtype, want,
                                      inst.extents[t], tol, next_seed(), 4096);
         if (!bad.empty()) {
@@ -291,10 +324,13 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
         }
       }
     }
-    if (ref) {
-      RunOutcome rr = ref->run(first, reps, o_.run_timeout_s);
-      if (!rr.ok) return Status::error("the task's reference failed during timing: " + rr.message);
-      ref_times->push_back(std::max(rr.seconds - overhead, 0.0) / reps);
+    for (size_t i = 0; i < others.size(); ++i) {
+      RunOutcome rr = others[i]->run(first, reps, o_.run_timeout_s);
+      if (!rr.ok)
+        return Status::error(fmt::format("the task's {} failed during timing: {}",
+                                         i == 0 && has_reference_ ? "reference" : "baseline",
+                                         rr.message));
+      (*other_times)[i].push_back(std::max(rr.seconds - overhead, 0.0) / reps);
     }
     const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
     const int n = static_cast<int>(times.size());
@@ -312,7 +348,7 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
         .context_switches_per_call =
             static_cast<double>(after.voluntary_switches + after.involuntary_switches -
                                 before.voluntary_switches - before.involuntary_switches) / calls};
-  CompareResult last = compare_outputs(task_, inst, cand, 0, oracle);
+  CompareResult last = compare_outputs(task_, inst, cand, 0, oracle_out);
   record(inst, 0, last, true);
   if (!last.passed)
     fail(Verdict::wrong_answer,
@@ -327,7 +363,8 @@ Expected<std::vector<double>> Judge::time_pair(Worker& cand, Worker* ref, const 
 }
 
 Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
-                            const std::optional<Solution>& reference) {
+                            const std::optional<Solution>& reference,
+                            const std::optional<Solution>& baseline) {
   auto inst = task_.instantiate(task_.bench);
   if (!inst) return inst.error();
   res_.shape = inst->label();
@@ -342,17 +379,20 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   auto started = start_workers(*inst, cand, oracle, sets, &cw, &ow);
   if (!started) return started.error();
   if (!*started) return false;
-  std::unique_ptr<Worker> rw;
-  if (reference) {
-    auto w = start_worker(task_, *inst, *reference, sets, o_);
+  std::unique_ptr<Worker> rw, bw;
+  for (auto [sol, worker, what] : {std::tuple{&reference, &rw, "reference"},
+                                   std::tuple{&baseline, &bw, "baseline"}}) {
+    if (!*sol) continue;
+    auto w = start_worker(task_, *inst, **sol, sets, o_);
     if (!w) return w.error();
-    if (auto* f = (*w)->fault()) return Status::error("the task's reference " + f->message);
-    rw = std::move(*w);
+    if (auto* f = (*w)->fault()) return Status::error(fmt::format("the task's {} {}", what, f->message));
+    *worker = std::move(*w);
   }
   const uint64_t seed = next_seed();
   for (int s = 0; s < sets; ++s) {
     KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, *cw, s, seed + static_cast<uint64_t>(s)));
     if (rw) copy_inputs(task_, *inst, *cw, s, *rw, s, ShimKind::reference);
+    if (bw) copy_inputs(task_, *inst, *cw, s, *bw, s, ShimKind::candidate);
   }
   copy_inputs(task_, *inst, *cw, 0, *ow, 0, ShimKind::oracle);
   poison_outputs(task_, *inst, *ow, 0, ShimKind::oracle);
@@ -371,16 +411,19 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   }
   check_side_effects(*inst, *cw, hash, 0, warm.seconds, fmt::format("at {}", inst->label()));
   if (failed_) return false;
-  CompareResult c = compare_outputs(task_, *inst, *cw, 0, *ow);
+  CompareResult c = compare_outputs(task_, *inst, *cw, 0, worker_outputs(task_, *ow));
   record(*inst, seed, c, false);
   if (!c.passed) {
     fail(Verdict::wrong_answer, fmt::format("wrong answer at {}: {}", inst->label(), c.detail),
          {fmt::format("largest error relative to the tolerance: {}", c.worst)});
     return false;
   }
-  if (rw) {
-    RunOutcome rwarm = rw->run(0, 1, o_.oracle_timeout_s);
-    if (!rwarm.ok) return Status::error("the task's reference failed at the bench shape: " + rwarm.message);
+  for (auto [w, what] : {std::pair{rw.get(), "reference"}, std::pair{bw.get(), "baseline"}}) {
+    if (!w) continue;
+    RunOutcome wwarm = w->run(0, 1, o_.oracle_timeout_s);
+    if (!wwarm.ok)
+      return Status::error(fmt::format("the task's {} failed at the bench shape: {}", what,
+                                       wwarm.message));
   }
 
   // Protocol overhead: the fastest of a few empty round trips, subtracted from each batch.
@@ -396,16 +439,32 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   // Batches of at least ~5 ms, never reusing an input set within a batch.
   const int reps = static_cast<int>(std::clamp(std::ceil(0.005 / std::max(warm.seconds, 1e-9)), 1.0,
                                                static_cast<double>(sets)));
-  note(fmt::format("timing: batches of {} call(s), side by side with the reference", reps));
-  std::vector<double> ref_times;
-  auto times = time_pair(*cw, rw.get(), *inst, *ow, reps, overhead, &ref_times);
+  std::vector<Worker*> others;
+  has_reference_ = rw != nullptr;
+  if (rw) others.push_back(rw.get());
+  if (bw) others.push_back(bw.get());
+  note(fmt::format("timing: batches of {} call(s){}", reps,
+                   rw && bw ? ", side by side with the reference and the baseline"
+                   : rw     ? ", side by side with the reference"
+                   : bw     ? ", side by side with the baseline"
+                            : ""));
+  std::vector<std::vector<double>> other_times;
+  auto times = time_side_by_side(*cw, others, *inst, *ow, reps, overhead, &other_times);
   if (!times) return times.error();
   if (failed_) return false;
   res_.timing = summarize_timing(*times, reps, sets, overhead);
+  const auto speedup = [&](const Timing& other, Speedup* out) {
+    out->median = other.median_s / std::max(res_.timing->median_s, 1e-12);
+    out->min = other.min_s / std::max(res_.timing->min_s, 1e-12);
+  };
+  size_t next = 0;
   if (rw) {
-    res_.reference_timing = summarize_timing(ref_times, reps, sets, overhead);
-    res_.speedup_median = res_.reference_timing->median_s / std::max(res_.timing->median_s, 1e-12);
-    res_.speedup_min = res_.reference_timing->min_s / std::max(res_.timing->min_s, 1e-12);
+    res_.reference_timing = summarize_timing(other_times[next++], reps, sets, overhead);
+    speedup(*res_.reference_timing, &res_.vs_reference);
+  }
+  if (bw) {
+    res_.baseline_timing = summarize_timing(other_times[next++], reps, sets, overhead);
+    speedup(*res_.baseline_timing, &res_.vs_baseline);
   }
   if (o_.machine) {
     const MachineLimits& m = *o_.machine;
@@ -447,7 +506,13 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   res.task = task.name;
   res.threads = o.threads;
   if (o.machine) res.machine = o.machine->fingerprint;
-  Judge judge(task, o, res);
+  std::optional<te::Program> program;
+  if (!task.te_spec.empty()) {
+    auto p = te::compile_spec(task);
+    if (!p) return Status::error("the task's TE spec: " + p.error().message());
+    program = std::move(*p);
+  }
+  Judge judge(task, o, res, program ? &*program : nullptr);
 
   judge.note("compiling the candidate");
   CompiledObject cand = compile_solution(candidate_source, entry_shim(task, ShimKind::candidate), o.compile);
@@ -493,6 +558,18 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
                                        task.dir.string(), dtype_name(task.dtype), ref.info.log));
     reference = Solution{ref.so_path, ShimKind::reference};
   }
+  std::optional<Solution> baseline;
+  if (o.time && o.time_baseline && task.baseline) {
+    auto src = read_file(task.dir / task.baseline->file);
+    if (!src) return src.error();
+    CompileOptions bl_opts = ref_opts;
+    bl_opts.libs = task.baseline->libs;
+    CompiledObject bl = compile_solution(*src, entry_shim(task, ShimKind::candidate), bl_opts);
+    if (!bl.info.ok)
+      return Status::error(fmt::format("{} does not compile:\n{}", task.baseline->file, bl.info.log));
+    baseline = Solution{bl.so_path, ShimKind::candidate};
+    res.baseline_name = task.baseline->name;
+  }
   const Solution cand_s{cand.so_path, ShimKind::candidate};
   const Solution oracle_s{oracle.so_path, ShimKind::oracle};
 
@@ -500,7 +577,7 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   if (!tests_ok) return tests_ok.error();
   if (!*tests_ok) return res;
   if (o.time) {
-    auto bench_ok = judge.bench(cand_s, oracle_s, reference);
+    auto bench_ok = judge.bench(cand_s, oracle_s, reference, baseline);
     if (!bench_ok) return bench_ok.error();
     if (!*bench_ok) return res;
   }

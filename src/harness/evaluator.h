@@ -38,6 +38,7 @@ struct EvalOptions {
   uint64_t seed = 0;           // 0: draw fresh seeds; otherwise reproducible
   bool time = true;            // false: correctness only (no bench shape)
   bool time_reference = true;  // time the task's reference side by side
+  bool time_baseline = false;  // also time the task's library baseline side by side
   double min_time_s = 1.0;     // measured time per solution at the bench shape
   int min_samples = 5, max_samples = 200;
   double max_timing_wall_s = 60;

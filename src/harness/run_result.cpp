@@ -68,6 +68,10 @@ nlohmann::json RunResult::to_json() const {
                            {"detail", k.detail}});
   if (timing) j["timing"] = timing_json(*timing);
   if (reference_timing) j["reference_timing"] = timing_json(*reference_timing);
+  if (baseline_timing) {
+    j["baseline_timing"] = timing_json(*baseline_timing);
+    j["baseline"] = baseline_name;
+  }
   if (roofline) {
     const Roofline& r = *roofline;
     j["roofline"] = {{"flops", r.flops},
@@ -87,7 +91,10 @@ nlohmann::json RunResult::to_json() const {
                      {"minor_faults_per_call", counters->minor_faults_per_call},
                      {"major_faults_per_call", counters->major_faults_per_call},
                      {"context_switches_per_call", counters->context_switches_per_call}};
-  if (speedup_median > 0) j["speedup"] = {{"median", speedup_median}, {"min", speedup_min}};
+  if (vs_reference.median > 0)
+    j["speedup"] = {{"median", vs_reference.median}, {"min", vs_reference.min}};
+  if (vs_baseline.median > 0)
+    j["speedup_vs_baseline"] = {{"median", vs_baseline.median}, {"min", vs_baseline.min}};
   j["output_log"] = output_log;
   return j;
 }

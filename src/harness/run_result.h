@@ -79,16 +79,22 @@ struct Roofline {
   std::string bound;                            // "compute" or "memory"
 };
 
+// How much faster the candidate is than another solution timed in the same run.
+struct Speedup {
+  double median = 0, min = 0;  // other's median / candidate's median; other's min / candidate's min
+};
+
 struct RunResult {
   Verdict verdict = Verdict::ok;
   std::string message;                  // one line: what happened
   std::vector<std::string> diagnostics;  // details a person or an agent can act on
   CompileInfo compile;
   std::vector<CheckRecord> checks;
-  std::optional<Timing> timing, reference_timing;
+  std::optional<Timing> timing, reference_timing, baseline_timing;
   std::optional<Roofline> roofline;
   std::optional<Counters> counters;
-  double speedup_median = 0, speedup_min = 0;  // reference / candidate, same run
+  Speedup vs_reference, vs_baseline;  // zero when that solution was not timed
+  std::string baseline_name;
   std::string task, shape, machine;
   int threads = 1;
   std::string output_log;  // what the candidate printed (capped; never trusted)
