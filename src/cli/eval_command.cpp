@@ -5,8 +5,8 @@
 #include <iostream>
 #include <memory>
 
-#include "harness/evaluator.h"
 #include "cli/lower_command.h"
+#include "harness/evaluator.h"
 #include "harness/machine.h"
 #include "support/fs.h"
 

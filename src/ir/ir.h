@@ -53,8 +53,19 @@ namespace kf::ir {
 // ---------------------------------------------------------------------------------------------
 
 enum class ExprKind {
-  int_imm, float_imm, var, cast, binary, not_, select, load, call, ramp, broadcast,
-  vector_reduce, let
+  int_imm,
+  float_imm,
+  var,
+  cast,
+  binary,
+  not_,
+  select,
+  load,
+  call,
+  ramp,
+  broadcast,
+  vector_reduce,
+  let
 };
 
 struct ExprNode {
@@ -116,9 +127,21 @@ struct Cast : ExprNode {  // numeric conversion; lanes are kept
 };
 
 enum class BinOp {
-  add, sub, mul, div, mod, min, max,       // result: the operand type
-  eq, ne, lt, le, gt, ge,                  // result: boolean of the operand lanes
-  logical_and, logical_or                  // boolean operands and result
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  min,
+  max,  // result: the operand type
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,  // result: boolean of the operand lanes
+  logical_and,
+  logical_or  // boolean operands and result
 };
 
 struct Binary : ExprNode {
@@ -144,7 +167,9 @@ struct Select : ExprNode {  // condition ? true_value : false_value
   // The condition is scalar or has the lanes of the values.
   static Expr make(Expr condition, Expr true_value, Expr false_value);
   Select(Type t, Expr c, Expr x, Expr y)
-      : ExprNode(node_kind, t), condition(std::move(c)), true_value(std::move(x)),
+      : ExprNode(node_kind, t),
+        condition(std::move(c)),
+        true_value(std::move(x)),
         false_value(std::move(y)) {}
 };
 
@@ -156,15 +181,26 @@ struct Load : ExprNode {
   // `t` is the loaded value's type (see the conventions above for lanes).
   static Expr make(Type t, std::string buffer, Expr index, Expr predicate = Expr());
   Load(Type t, std::string buf, Expr i, Expr p)
-      : ExprNode(node_kind, t), buffer(std::move(buf)), index(std::move(i)),
+      : ExprNode(node_kind, t),
+        buffer(std::move(buf)),
+        index(std::move(i)),
         predicate(std::move(p)) {}
 };
 
 // Pure math functions, applied lane-wise; the result has the type of the first argument.
 enum class MathFn {
-  exp, log, sqrt, rsqrt, tanh, erf, sigmoid, abs, floor, ceil,  // one argument
-  pow,                                                          // two: pow(x, y)
-  fma                                                           // three: x * y + z
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  tanh,
+  erf,
+  sigmoid,
+  abs,
+  floor,
+  ceil,  // one argument
+  pow,   // two: pow(x, y)
+  fma    // three: x * y + z
 };
 int math_fn_arity(MathFn f);
 std::string to_string(MathFn f);
@@ -268,7 +304,15 @@ Expr cast(Type t, Expr e);  // no node when the type is already t
 // ---------------------------------------------------------------------------------------------
 
 enum class StmtKind {
-  for_, block, store, allocate, if_then_else, let_stmt, evaluate, producer_consumer, comment
+  for_,
+  block,
+  store,
+  allocate,
+  if_then_else,
+  let_stmt,
+  evaluate,
+  producer_consumer,
+  comment
 };
 
 struct StmtNode {
@@ -312,8 +356,12 @@ struct For : StmtNode {
   Stmt body;
   static Stmt make(std::string name, Expr min, Expr extent, ForKind kind, Stmt body);
   For(std::string n, Expr mn, Expr ex, ForKind k, Stmt b)
-      : StmtNode(node_kind), name(std::move(n)), min(std::move(mn)), extent(std::move(ex)),
-        for_kind(k), body(std::move(b)) {}
+      : StmtNode(node_kind),
+        name(std::move(n)),
+        min(std::move(mn)),
+        extent(std::move(ex)),
+        for_kind(k),
+        body(std::move(b)) {}
 };
 
 // Statements in sequence. Block::make flattens nested blocks and drops undefined entries; it
@@ -333,7 +381,10 @@ struct Store : StmtNode {
   Expr predicate;  // undefined: every lane is stored
   static Stmt make(std::string buffer, Expr index, Expr value, Expr predicate = Expr());
   Store(std::string buf, Expr i, Expr v, Expr p)
-      : StmtNode(node_kind), buffer(std::move(buf)), index(std::move(i)), value(std::move(v)),
+      : StmtNode(node_kind),
+        buffer(std::move(buf)),
+        index(std::move(i)),
+        value(std::move(v)),
         predicate(std::move(p)) {}
 };
 
@@ -352,11 +403,14 @@ struct Allocate : StmtNode {
   Expr extent;  // i64
   MemoryKind memory;
   Stmt body;
-  static Stmt make(std::string name, Type element_type, Expr extent, MemoryKind memory,
-                   Stmt body);
+  static Stmt make(std::string name, Type element_type, Expr extent, MemoryKind memory, Stmt body);
   Allocate(std::string n, Type t, Expr e, MemoryKind m, Stmt b)
-      : StmtNode(node_kind), name(std::move(n)), element_type(t), extent(std::move(e)),
-        memory(m), body(std::move(b)) {}
+      : StmtNode(node_kind),
+        name(std::move(n)),
+        element_type(t),
+        extent(std::move(e)),
+        memory(m),
+        body(std::move(b)) {}
 };
 
 struct IfThenElse : StmtNode {
@@ -365,7 +419,9 @@ struct IfThenElse : StmtNode {
   Stmt then_case, else_case;  // else_case may be undefined
   static Stmt make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
   IfThenElse(Expr c, Stmt t, Stmt e)
-      : StmtNode(node_kind), condition(std::move(c)), then_case(std::move(t)),
+      : StmtNode(node_kind),
+        condition(std::move(c)),
+        then_case(std::move(t)),
         else_case(std::move(e)) {}
 };
 

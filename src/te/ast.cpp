@@ -51,37 +51,68 @@ int op_arity(Op op) {
 
 std::string op_name(Op op) {
   switch (op) {
-    case Op::neg: return "-";
-    case Op::logical_not: return "!";
-    case Op::add: return "+";
-    case Op::sub: return "-";
-    case Op::mul: return "*";
-    case Op::div: return "/";
-    case Op::mod: return "%";
-    case Op::lt: return "<";
-    case Op::le: return "<=";
-    case Op::gt: return ">";
-    case Op::ge: return ">=";
-    case Op::eq: return "==";
-    case Op::ne: return "!=";
-    case Op::logical_and: return "&&";
-    case Op::logical_or: return "||";
-    case Op::exp: return "exp";
-    case Op::log: return "log";
-    case Op::sqrt: return "sqrt";
-    case Op::rsqrt: return "rsqrt";
-    case Op::tanh: return "tanh";
-    case Op::erf: return "erf";
-    case Op::sigmoid: return "sigmoid";
-    case Op::abs: return "abs";
-    case Op::floor: return "floor";
-    case Op::ceil: return "ceil";
-    case Op::min: return "min";
-    case Op::max: return "max";
-    case Op::pow: return "pow";
-    case Op::ceildiv: return "ceildiv";
-    case Op::select: return "select";
-    case Op::cast: return "cast";
+    case Op::neg:
+      return "-";
+    case Op::logical_not:
+      return "!";
+    case Op::add:
+      return "+";
+    case Op::sub:
+      return "-";
+    case Op::mul:
+      return "*";
+    case Op::div:
+      return "/";
+    case Op::mod:
+      return "%";
+    case Op::lt:
+      return "<";
+    case Op::le:
+      return "<=";
+    case Op::gt:
+      return ">";
+    case Op::ge:
+      return ">=";
+    case Op::eq:
+      return "==";
+    case Op::ne:
+      return "!=";
+    case Op::logical_and:
+      return "&&";
+    case Op::logical_or:
+      return "||";
+    case Op::exp:
+      return "exp";
+    case Op::log:
+      return "log";
+    case Op::sqrt:
+      return "sqrt";
+    case Op::rsqrt:
+      return "rsqrt";
+    case Op::tanh:
+      return "tanh";
+    case Op::erf:
+      return "erf";
+    case Op::sigmoid:
+      return "sigmoid";
+    case Op::abs:
+      return "abs";
+    case Op::floor:
+      return "floor";
+    case Op::ceil:
+      return "ceil";
+    case Op::min:
+      return "min";
+    case Op::max:
+      return "max";
+    case Op::pow:
+      return "pow";
+    case Op::ceildiv:
+      return "ceildiv";
+    case Op::select:
+      return "select";
+    case Op::cast:
+      return "cast";
   }
   KF_CHECK(false) << "unknown op";
   return "";
@@ -89,12 +120,18 @@ std::string op_name(Op op) {
 
 std::string reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::prod: return "prod";
-    case ReduceOp::max: return "max";
-    case ReduceOp::min: return "min";
-    case ReduceOp::argmax: return "argmax";
-    case ReduceOp::argmin: return "argmin";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::prod:
+      return "prod";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::min:
+      return "min";
+    case ReduceOp::argmax:
+      return "argmax";
+    case ReduceOp::argmin:
+      return "argmin";
   }
   KF_CHECK(false) << "unknown reduction";
   return "";
@@ -102,10 +139,14 @@ std::string reduce_name(ReduceOp op) {
 
 std::string value_type_name(ValueType t) {
   switch (t) {
-    case ValueType::unknown: return "unknown";
-    case ValueType::f64: return "float";
-    case ValueType::i64: return "integer";
-    case ValueType::boolean: return "condition";
+    case ValueType::unknown:
+      return "unknown";
+    case ValueType::f64:
+      return "float";
+    case ValueType::i64:
+      return "integer";
+    case ValueType::boolean:
+      return "condition";
   }
   KF_CHECK(false) << "unknown value type";
   return "";
@@ -114,8 +155,8 @@ std::string value_type_name(ValueType t) {
 namespace {
 
 bool is_infix(Op op) {
-  return op_arity(op) == 2 && !(op == Op::min || op == Op::max || op == Op::pow ||
-                                op == Op::ceildiv);
+  return op_arity(op) == 2 &&
+         !(op == Op::min || op == Op::max || op == Op::pow || op == Op::ceildiv);
 }
 
 std::string number_text(const Expr& e) {
@@ -157,7 +198,8 @@ std::string to_string(const Expr& e, const Stage* stage) {
       return s;
     }
     case ExprKind::call: {
-      if (e.op == Op::cast) return std::string(dtype_name(e.cast_to)) + "(" + join(e.args, 1, stage) + ")";
+      if (e.op == Op::cast)
+        return std::string(dtype_name(e.cast_to)) + "(" + join(e.args, 1, stage) + ")";
       if (e.op == Op::neg || e.op == Op::logical_not)
         return "(" + op_name(e.op) + to_string(e.args[0], stage) + ")";
       if (is_infix(e.op))

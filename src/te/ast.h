@@ -6,12 +6,15 @@
 // loc, op, name, args, decls, has_else); `check()` (sema.h) fills `type` and `ref` on every node,
 // replaces reduction `decls` by `rvars`, and turns the `Ast` into a `Program`:
 //
-//   spec:                                   Program (printed with to_string):
-//     m[n]    = max(d: X[n, d])               stage m[n in 0..N] : f64 = max(d: X[n, d])
-//     e[n, d] = exp(X[n, d] - m[n])           stage e[n in 0..N, d in 0..D] : f64 = ...
-//     Y[n, d] = e[n, d] / sum(d2: e[n, d2])   stage Y[n in 0..N, d in 0..D] : f64 -> output 0
+//   spec:                                   to_string(program):
+//     m[n]    = max(d: X[n, d])               m[n in 0..N] : float
+//                                               = max(d in 0..D: X[n, d])
+//     e[n, d] = exp(X[n, d] - m[n])           e[n in 0..N, d in 0..D] : float
+//                                               = exp((X[n, d] - m[n]))
+//     Y[n, d] = e[n, d] / sum(d2: e[n, d2])   Y[n in 0..N, d in 0..D] : float -> output 0
+//                                               = (e[n, d] / sum(d2 in 0..D: e[n, d2]))
 //
-//   Expected<Program> p = compile_spec(task);         // te.h
+//   Expected<Program> p = compile_spec(task);         // compile.h
 //   for (const Stage& s : p->stages)                  // in evaluation order
 //     for (const IndexVar& v : s.vars) emit_loop(v.name, v.lo, v.hi);   // LHS loops
 //   visit(p->stages[0].body, [](const Expr& e) { ... });                 // pre-order walk
@@ -61,15 +64,37 @@ enum class ExprKind {
 
 // Operators and functions (the `call` kind). Arity in parentheses.
 enum class Op {
-  neg, logical_not,                              // -a, !a (1)
-  add, sub, mul, div, mod,                       // a + b ... a % b (2)
-  lt, le, gt, ge, eq, ne,                        // comparisons (2) -> boolean
-  logical_and, logical_or,                       // && || (2) on booleans -> boolean
-  exp, log, sqrt, rsqrt, tanh, erf, sigmoid,     // float functions (1)
-  abs, floor, ceil,                              // (1); floor/ceil of an integer is itself
-  min, max, pow, ceildiv,                        // (2); ceildiv on integers only
-  select,                                        // select(cond, a, b) (3)
-  cast,                                          // f32(x) f64(x) bf16(x) i32(x) i64(x) (1)
+  neg,
+  logical_not,  // -a, !a (1)
+  add,
+  sub,
+  mul,
+  div,
+  mod,  // a + b ... a % b (2)
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,  // comparisons (2) -> boolean
+  logical_and,
+  logical_or,  // && || (2) on booleans -> boolean
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  tanh,
+  erf,
+  sigmoid,  // float functions (1)
+  abs,
+  floor,
+  ceil,  // (1); floor/ceil of an integer is itself
+  min,
+  max,
+  pow,
+  ceildiv,  // (2); ceildiv on integers only
+  select,   // select(cond, a, b) (3)
+  cast,     // f32(x) f64(x) bf16(x) i32(x) i64(x) (1)
 };
 
 enum class ReduceOp { sum, prod, max, min, argmax, argmin };
@@ -95,16 +120,16 @@ struct Expr {
   SourceLoc loc;
   ValueType type = ValueType::unknown;  // set by check() (by the parser for numbers)
 
-  double number = 0;       // number
-  std::string name;        // name, access (the tensor), call (the spelling, e.g. "exp", "+")
-  Ref ref;                 // name, access: what the name resolves to (set by check())
-  Op op = Op::add;         // call
+  double number = 0;           // number
+  std::string name;            // name, access (the tensor), call (the spelling, e.g. "exp", "+")
+  Ref ref;                     // name, access: what the name resolves to (set by check())
+  Op op = Op::add;             // call
   DType cast_to = DType::f64;  // call with op == cast
   ReduceOp reduce_op = ReduceOp::sum;  // reduce
-  bool has_else = false;   // access: the last arg is the out-of-range value
-  std::vector<Expr> args;  // operands / indices (+ else value) / {reduction body}
-  std::vector<VarDecl> decls;  // reduce, Ast only: the variables as written
-  std::vector<int> rvars;      // reduce, Program only: indices into Stage::reduce_vars
+  bool has_else = false;               // access: the last arg is the out-of-range value
+  std::vector<Expr> args;              // operands / indices (+ else value) / {reduction body}
+  std::vector<VarDecl> decls;          // reduce, Ast only: the variables as written
+  std::vector<int> rvars;              // reduce, Program only: indices into Stage::reduce_vars
 
   // Number of index expressions of an access (args minus the else value).
   size_t index_count() const { return args.size() - (has_else ? 1 : 0); }
@@ -120,6 +145,7 @@ struct Statement {
 
 struct Ast {
   std::string file;
+  SourceLoc start;  // where the spec text begins (Task::te_line, column 1)
   std::vector<Statement> statements;
 };
 
@@ -127,17 +153,17 @@ struct Ast {
 struct IndexVar {
   std::string name;
   SourceLoc loc;
-  Expr lo, hi;             // integer expressions (type i64)
-  bool is_static = true;   // lo and hi read only literals, dims, derived sizes and scalars
+  Expr lo, hi;            // integer expressions (type i64)
+  bool is_static = true;  // lo and hi read only literals, dims, derived sizes and scalars
 };
 
 // One tensor definition, evaluated for every point of its LHS index space.
 struct Stage {
   std::string name;
   SourceLoc loc;
-  int output = -1;             // index into task.outputs, or -1 for an intermediate
-  ValueType type = ValueType::f64;  // element type (f64 or i64)
-  std::vector<IndexVar> vars;  // one per dimension; the tensor's shape is vars[d].hi
+  int output = -1;                    // index into task.outputs, or -1 for an intermediate
+  ValueType type = ValueType::f64;    // element type (f64 or i64)
+  std::vector<IndexVar> vars;         // one per dimension; the tensor's shape is vars[d].hi
   std::vector<IndexVar> reduce_vars;  // every reduction variable of the body (Expr::rvars)
   Expr body;
   // A recurrence: the stage reads its own elements at `vars[scan_dim] - c` (c > 0 constant) with
@@ -148,8 +174,8 @@ struct Stage {
 
 struct Program {
   std::string file;
-  std::vector<Stage> stages;       // in evaluation order; each reads only earlier stages (+ self)
-  std::vector<int> output_stage;   // for each task output, the stage that defines it
+  std::vector<Stage> stages;      // in evaluation order; each reads only earlier stages (+ self)
+  std::vector<int> output_stage;  // for each task output, the stage that defines it
 };
 
 // The arity and spelling of an operator ("+", "exp", "select", ...). `cast` spells "cast".

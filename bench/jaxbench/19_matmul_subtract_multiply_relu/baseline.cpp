@@ -1,0 +1,77 @@
+// Library baseline for 19_matmul_subtract_multiply_relu: the PyTorch module run eagerly on
+// oneDNN, one library call per op: nn.Linear as addmm (bias broadcast, then dnnl_sgemm with
+// beta = 1), then x - subtract_value, x * multiply_value and ReLU as three oneDNN eltwise
+// primitives (eltwise_linear, eltwise_linear, eltwise_relu), each a full pass over the output.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+// One oneDNN CPU engine and stream for the process. Primitives are created per call (oneDNN's
+// primitive cache returns them on later calls), one primitive per PyTorch op, as in eager mode.
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+dnnl::engine& eng() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+dnnl::stream& strm() {
+  static dnnl::stream s(eng());
+  return s;
+}
+
+// Dense row-major layout of a tensor of the given rank.
+tag plain(size_t rank) {
+  static const tag tags[] = {tag::undef, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde};
+  return tags[rank];
+}
+memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d.size())); }
+memory mem(const memory::dims& d, const float* p) {
+  return memory(md(d), eng(), const_cast<float*>(p));
+}
+int64_t count(const memory::dims& d) {
+  int64_t n = 1;
+  for (auto v : d) n *= v;
+  return n;
+}
+
+// nn.Linear the way PyTorch runs it on CPU (addmm): C = bias broadcast over the rows, then
+// C += A[M,K] @ W[N,K]^T with oneDNN's f32 GEMM (dnnl_sgemm, row-major).
+void linear(const float* A, const float* W, const float* bias, float* C, int64_t M, int64_t K,
+            int64_t N) {
+  if (M == 0 || N == 0) return;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) C[m * N + n] = bias ? bias[n] : 0.0f;
+  if (K == 0) return;
+  dnnl_sgemm('N', 'T', M, N, K, 1.0f, A, K, W, K, bias ? 1.0f : 0.0f, C, N);
+}
+
+// y = f(x) elementwise over n values (oneDNN eltwise; alpha/beta as oneDNN defines them).
+void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0.0f,
+             float beta = 0.0f) {
+  if (n == 0) return;
+  const memory::desc d = md({n});
+  dnnl::eltwise_forward::primitive_desc pd(
+      {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
+  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  strm().wait();
+}
+
+}  // namespace
+
+void matmul_subtract_multiply_relu(const float* x, const float* W, const float* bias, float* y,
+                                   int64_t B, int64_t I, int64_t O, float subtract_value,
+                                   float multiply_value) {
+  const int64_t n = B * O;
+  linear(x, W, bias, y, B, I, O);                                           // self.linear(x)
+  eltwise(algorithm::eltwise_linear, y, y, n, 1.0f, -subtract_value);       // x - subtract_value
+  eltwise(algorithm::eltwise_linear, y, y, n, multiply_value, 0.0f);        // x * multiply_value
+  eltwise(algorithm::eltwise_relu, y, y, n);                                // torch.relu(x)
+}

@@ -1,0 +1,90 @@
+// Library baseline for 21_gemm_divide_sum_scaling: the PyTorch module run eagerly on oneDNN, one
+// library call per op: torch.matmul(x, W.T) as dnnl_sgemm, x / 2 (eltwise_linear, alpha = 0.5,
+// exact), torch.sum(dim=1, keepdim=True) (oneDNN reduction), * scaling_factor (eltwise_linear).
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+// One oneDNN CPU engine and stream for the process. Primitives are created per call (oneDNN's
+// primitive cache returns them on later calls), one primitive per PyTorch op, as in eager mode.
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+dnnl::engine& eng() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+dnnl::stream& strm() {
+  static dnnl::stream s(eng());
+  return s;
+}
+
+// Dense row-major layout of a tensor of the given rank.
+tag plain(size_t rank) {
+  static const tag tags[] = {tag::undef, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde};
+  return tags[rank];
+}
+memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d.size())); }
+memory mem(const memory::dims& d, const float* p) {
+  return memory(md(d), eng(), const_cast<float*>(p));
+}
+int64_t count(const memory::dims& d) {
+  int64_t n = 1;
+  for (auto v : d) n *= v;
+  return n;
+}
+
+// nn.Linear the way PyTorch runs it on CPU (addmm): C = bias broadcast over the rows, then
+// C += A[M,K] @ W[N,K]^T with oneDNN's f32 GEMM (dnnl_sgemm, row-major).
+void linear(const float* A, const float* W, const float* bias, float* C, int64_t M, int64_t K,
+            int64_t N) {
+  if (M == 0 || N == 0) return;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) C[m * N + n] = bias ? bias[n] : 0.0f;
+  if (K == 0) return;
+  dnnl_sgemm('N', 'T', M, N, K, 1.0f, A, K, W, K, bias ? 1.0f : 0.0f, C, N);
+}
+
+// y = f(x) elementwise over n values (oneDNN eltwise; alpha/beta as oneDNN defines them).
+void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0.0f,
+             float beta = 0.0f) {
+  if (n == 0) return;
+  const memory::desc d = md({n});
+  dnnl::eltwise_forward::primitive_desc pd(
+      {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
+  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  strm().wait();
+}
+
+// dst = reduction of src over the dims where dst has extent 1 (oneDNN reduction). A reduction
+// over nothing (equal dims) is a copy, as in PyTorch.
+void reduce(algorithm alg, const float* src, const memory::dims& ds, float* dst,
+            const memory::dims& dd) {
+  if (count(dd) == 0) return;
+  if (ds == dd) {
+    for (int64_t i = 0; i < count(ds); ++i) dst[i] = src[i];
+    return;
+  }
+  dnnl::reduction::primitive_desc pd({alg, md(ds), md(dd), 0.0f, 0.0f}, eng());
+  dnnl::reduction(pd).execute(strm(), {{DNNL_ARG_SRC, mem(ds, src)}, {DNNL_ARG_DST, mem(dd, dst)}});
+  strm().wait();
+}
+
+}  // namespace
+
+void gemm_divide_sum_scaling(const float* x, const float* W, float* y, int64_t B, int64_t I,
+                             int64_t H, float scaling_factor) {
+  if (B == 0) return;
+  std::vector<float> z(B * H), s(B);
+  linear(x, W, nullptr, z.data(), B, I, H);                                  // x @ W.T
+  eltwise(algorithm::eltwise_linear, z.data(), z.data(), B * H, 0.5f, 0.0f);  // x / 2
+  reduce(algorithm::reduction_sum, z.data(), {B, H}, s.data(), {B, 1});      // sum(dim=1)
+  eltwise(algorithm::eltwise_linear, s.data(), y, B, scaling_factor, 0.0f);  // * scaling_factor
+}

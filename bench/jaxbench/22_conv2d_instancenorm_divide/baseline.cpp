@@ -1,0 +1,138 @@
+// Library baseline for 22_conv2d_instancenorm_divide: the PyTorch module run eagerly on oneDNN,
+// one library call per op: nn.Conv2d (oneDNN convolution, its own blocked layouts with reorders
+// from and to NCHW), nn.InstanceNorm2d (oneDNN layer normalization over each (n,k) plane) and
+// x / divide_by (eltwise_linear with alpha = 1 / divide_by).
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+// One oneDNN CPU engine and stream for the process. Primitives are created per call (oneDNN's
+// primitive cache returns them on later calls), one primitive per PyTorch op, as in eager mode.
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+dnnl::engine& eng() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+dnnl::stream& strm() {
+  static dnnl::stream s(eng());
+  return s;
+}
+
+// Dense row-major layout of a tensor of the given rank.
+tag plain(size_t rank) {
+  static const tag tags[] = {tag::undef, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde};
+  return tags[rank];
+}
+memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d.size())); }
+memory mem(const memory::dims& d, const float* p) {
+  return memory(md(d), eng(), const_cast<float*>(p));
+}
+int64_t count(const memory::dims& d) {
+  int64_t n = 1;
+  for (auto v : d) n *= v;
+  return n;
+}
+
+// y = f(x) elementwise over n values (oneDNN eltwise; alpha/beta as oneDNN defines them).
+void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0.0f,
+             float beta = 0.0f) {
+  if (n == 0) return;
+  const memory::desc d = md({n});
+  dnnl::eltwise_forward::primitive_desc pd(
+      {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
+  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  strm().wait();
+}
+
+// Normalizes each row of src[rows, cols] (mean and biased variance over the row, eps inside the
+// square root), then y * gamma[col] + beta[col] when given (oneDNN layer normalization).
+void layernorm(const float* src, float* dst, int64_t rows, int64_t cols, float eps,
+               const float* gamma = nullptr, const float* beta = nullptr) {
+  if (rows == 0 || cols == 0) return;
+  auto flags = dnnl::normalization_flags::none;
+  if (gamma) flags |= dnnl::normalization_flags::use_scale;
+  if (beta) flags |= dnnl::normalization_flags::use_shift;
+  const memory::dims d = {rows, cols};
+  dnnl::layer_normalization_forward::primitive_desc pd(
+      {prop_kind::forward_training, md(d), eps, flags}, eng());
+  std::vector<float> mean(rows), var(rows);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, mem(d, src)}, {DNNL_ARG_DST, mem(d, dst)},
+      {DNNL_ARG_MEAN, memory(pd.mean_desc(), eng(), mean.data())},
+      {DNNL_ARG_VARIANCE, memory(pd.variance_desc(), eng(), var.data())}};
+  if (gamma) args.insert({DNNL_ARG_SCALE, mem({cols}, gamma)});
+  if (beta) args.insert({DNNL_ARG_SHIFT, mem({cols}, beta)});
+  dnnl::layer_normalization_forward(pd).execute(strm(), args);
+  strm().wait();
+}
+
+// A (de)convolution on plain NC[D]HW tensors the way PyTorch's oneDNN path runs it: the
+// primitive picks its own (blocked) layouts; src and weights are reordered into them and dst is
+// reordered back. wtag is the weights' plain layout (oihw/oidhw, or iodhw for ConvTranspose3d).
+void conv(bool transposed, const float* x, const memory::dims& xd, const float* w,
+          const memory::dims& wd, tag wtag, const float* bias, float* y, const memory::dims& yd,
+          const memory::dims& strides, const memory::dims& pad) {
+  if (count(yd) == 0) return;
+  auto any = [](const memory::dims& d) { return memory::desc(d, dt::f32, tag::any); };
+  const memory::desc bd({yd[1]}, dt::f32, tag::a);
+  const memory::desc src_any = any(xd), w_any = any(wd), dst_any = any(yd);
+  memory::desc src_md, w_md, dst_md;
+  dnnl::primitive prim;
+  if (transposed) {
+    dnnl::deconvolution_forward::primitive_desc pd(
+        {prop_kind::forward_inference, algorithm::deconvolution_direct, src_any, w_any, bd,
+         dst_any, strides, pad, pad},
+        eng());
+    src_md = pd.src_desc(), w_md = pd.weights_desc(), dst_md = pd.dst_desc();
+    prim = dnnl::deconvolution_forward(pd);
+  } else {
+    dnnl::convolution_forward::primitive_desc pd(
+        {prop_kind::forward_inference, algorithm::convolution_direct, src_any, w_any, bd,
+         dst_any, strides, pad, pad},
+        eng());
+    src_md = pd.src_desc(), w_md = pd.weights_desc(), dst_md = pd.dst_desc();
+    prim = dnnl::convolution_forward(pd);
+  }
+  auto to = [&](memory m, const memory::desc& want) {
+    if (m.get_desc() == want) return m;
+    memory r(want, eng());
+    dnnl::reorder(m, r).execute(strm(), m, r);
+    return r;
+  };
+  memory xs = to(mem(xd, x), src_md);
+  memory ws = to(memory({wd, dt::f32, wtag}, eng(), const_cast<float*>(w)), w_md);
+  memory yplain = mem(yd, y);
+  memory ys = dst_md == yplain.get_desc() ? yplain : memory(dst_md, eng());
+  prim.execute(strm(), {{DNNL_ARG_SRC, xs},
+                        {DNNL_ARG_WEIGHTS, ws},
+                        {DNNL_ARG_BIAS, mem({yd[1]}, bias)},
+                        {DNNL_ARG_DST, ys}});
+  if (ys != yplain) dnnl::reorder(ys, yplain).execute(strm(), ys, yplain);
+  strm().wait();
+}
+
+}  // namespace
+
+void conv2d_instancenorm_divide(const float* x, const float* weight, const float* conv_bias,
+                                float* y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
+                                int64_t R, int64_t S, float eps, float divide_by) {
+  const int64_t P = H - R + 1, Q = W - S + 1;
+  if (N * K * P * Q == 0) return;
+  // self.conv(x)
+  conv(false, x, {N, C, H, W}, weight, {K, C, R, S}, tag::oihw, conv_bias, y, {N, K, P, Q},
+       {1, 1}, {0, 0});
+  // self.instance_norm(x): oneDNN has no instance norm; each (n,k) plane is one row of a
+  // [N*K, P*Q] layer normalization without scale and shift (the same statistics).
+  layernorm(y, y, N * K, P * Q, eps);
+  // x / self.divide_by
+  eltwise(algorithm::eltwise_linear, y, y, N * K * P * Q, 1.0f / divide_by, 0.0f);
+}

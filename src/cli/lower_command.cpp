@@ -1,0 +1,87 @@
+#include "cli/lower_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "lower/lower.h"
+#include "support/fs.h"
+
+namespace kf {
+namespace {
+
+struct LowerArgs {
+  std::string task_dir, schedule, out, target = "avx512";
+  bool dump_ir = false;
+};
+
+int run_lower(const LowerArgs& a) {
+  auto task = load_task(a.task_dir);
+  if (!task) {
+    fmt::print(stderr, "error: {}\n", task.error().message());
+    return 2;
+  }
+  sched::Schedule schedule;
+  if (!a.schedule.empty()) {
+    auto text = read_file(a.schedule);
+    if (!text) {
+      fmt::print(stderr, "error: {}\n", text.error().message());
+      return 2;
+    }
+    auto s = sched::parse_schedule(*text, a.schedule);
+    if (!s) {
+      fmt::print(stderr, "error: {}\n", s.error().message());
+      return 2;
+    }
+    schedule = *s;
+  }
+  LowerOptions o;
+  o.target = a.target == "avx2"     ? CodegenTarget::avx2
+             : a.target == "scalar" ? CodegenTarget::scalar
+                                    : CodegenTarget::avx512;
+  if (a.dump_ir)
+    o.dump = [](const std::string& pass, const std::string& text) {
+      fmt::print(stderr, "=== after {} ===\n{}\n", pass, text);
+    };
+  auto src = generate_kernel(*task, schedule, o);
+  if (!src) {
+    fmt::print(stderr, "error: {}\n", src.error().message());
+    return 1;
+  }
+  if (a.out.empty()) {
+    fmt::print("{}", *src);
+    return 0;
+  }
+  Status w = write_file_atomic(a.out, *src);
+  if (!w.ok()) {
+    fmt::print(stderr, "error: {}\n", w.message());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Expected<std::string> lower_schedule_file(const Task& task, const std::string& path,
+                                          const std::string& text) {
+  auto s = sched::parse_schedule(text, path);
+  if (!s) return s.error();
+  return generate_kernel(task, *s, LowerOptions{});
+}
+
+void add_lower_command(CLI::App& app) {
+  auto args = std::make_shared<LowerArgs>();
+  CLI::App* cmd = app.add_subcommand("lower", "Generate C++ for a task from its TE spec and a schedule");
+  cmd->add_option("task", args->task_dir, "Task directory (task.toml with a [te] spec)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--schedule,-s", args->schedule, "Schedule file (default: the naive schedule)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->out, "Write the C++ here instead of stdout");
+  cmd->add_option("--target", args->target, "avx512, avx2 or scalar")
+      ->check(CLI::IsMember({"avx512", "avx2", "scalar"}));
+  cmd->add_flag("--dump-ir", args->dump_ir, "Print the IR after each lowering pass to stderr");
+  cmd->callback([args] { throw CLI::RuntimeError(run_lower(*args)); });
+}
+
+}  // namespace kf

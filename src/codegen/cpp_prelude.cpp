@@ -1,0 +1,362 @@
+#include "codegen/cpp_prelude.h"
+
+#include <fmt/format.h>
+
+#include "support/check.h"
+
+namespace kf {
+
+using ir::MathFn;
+using ir::ScalarKind;
+using ir::Type;
+
+namespace {
+
+// Helpers on bf16 values are the f32 ones (bf16 values are carried as float).
+Type value_kind(Type t) {
+  return t.kind() == ScalarKind::bf16 ? Type::f32(t.lanes()) : t;
+}
+
+std::string suffix(Type t) {
+  return ir::to_string(value_kind(t));
+}
+
+std::string float_suffix(Type scalar) {
+  return scalar.kind() == ScalarKind::f64 ? "" : "f";
+}
+
+}  // namespace
+
+std::string CppPrelude::vector_typedef(const std::string& elem, const std::string& name,
+                                       int bytes) {
+  if (typedef_names_.insert(name).second) {
+    typedefs_.push_back(
+        fmt::format("typedef {} {} __attribute__((vector_size({})));", elem, name, bytes));
+  }
+  return name;
+}
+
+std::string CppPrelude::mask_type(int lanes) {
+  return vector_typedef("int32_t", fmt::format("i32x{}", lanes), 4 * lanes);
+}
+std::string CppPrelude::u16_type(int lanes) {
+  return vector_typedef("uint16_t", fmt::format("u16x{}", lanes), 2 * lanes);
+}
+std::string CppPrelude::u32_type(int lanes) {
+  return vector_typedef("uint32_t", fmt::format("u32x{}", lanes), 4 * lanes);
+}
+
+std::string CppPrelude::value_type(Type t) {
+  if (t.is_scalar()) {
+    switch (t.kind()) {
+      case ScalarKind::f32:
+      case ScalarKind::bf16:
+        return "float";
+      case ScalarKind::f64:
+        return "double";
+      case ScalarKind::i32:
+        return "int32_t";
+      case ScalarKind::i64:
+        return "int64_t";
+      case ScalarKind::boolean:
+        return "bool";
+    }
+  }
+  int n = t.lanes();
+  switch (t.kind()) {
+    case ScalarKind::f32:
+    case ScalarKind::bf16:
+      return vector_typedef("float", fmt::format("f32x{}", n), 4 * n);
+    case ScalarKind::f64:
+      return vector_typedef("double", fmt::format("f64x{}", n), 8 * n);
+    case ScalarKind::i32:
+      return mask_type(n);
+    case ScalarKind::i64:
+      return vector_typedef("int64_t", fmt::format("i64x{}", n), 8 * n);
+    case ScalarKind::boolean:
+      return mask_type(n);
+  }
+  return "?";
+}
+
+std::string CppPrelude::storage_type(ScalarKind k) {
+  switch (k) {
+    case ScalarKind::f32:
+      return "float";
+    case ScalarKind::f64:
+      return "double";
+    case ScalarKind::bf16:
+      return "kf::bf16";
+    case ScalarKind::i32:
+      return "int32_t";
+    case ScalarKind::i64:
+      return "int64_t";
+    case ScalarKind::boolean:
+      return "bool";
+  }
+  return "?";
+}
+
+std::string CppPrelude::define(const std::string& name, const std::string& text) {
+  if (helper_names_.insert(name).second) helpers_.push_back(text);
+  return name;
+}
+
+std::string CppPrelude::load(Type t, ScalarKind k, bool masked) {
+  KF_CHECK(t.is_vector() && k != ScalarKind::boolean) << "vector load of " << ir::to_string(t);
+  std::string vt = value_type(t), st = storage_type(k);
+  std::string name =
+      fmt::format("kf_load_{}x{}{}", ir::to_string(k), t.lanes(), masked ? "_masked" : "");
+  std::string elem = k == ScalarKind::bf16 ? "static_cast<float>(p[l])" : "p[l]";
+  if (masked) {
+    std::string mt = mask_type(t.lanes());
+    return define(name, fmt::format("static inline {0} {1}(const {2}* p, {3} m) {{\n"
+                                    "  {0} v = {{}};\n"
+                                    "  for (int l = 0; l < {4}; ++l)\n"
+                                    "    if (m[l]) v[l] = {5};\n"
+                                    "  return v;\n}}",
+                                    vt, name, st, mt, t.lanes(), elem));
+  }
+  if (k == ScalarKind::bf16) {
+    std::string h = u16_type(t.lanes()), w = u32_type(t.lanes());
+    return define(name, fmt::format("static inline {0} {1}(const kf::bf16* p) {{\n"
+                                    "  {2} h;\n"
+                                    "  __builtin_memcpy(&h, p, sizeof h);\n"
+                                    "  return ({0})(__builtin_convertvector(h, {3}) << 16);\n}}",
+                                    vt, name, h, w));
+  }
+  return define(name, fmt::format("static inline {0} {1}(const {2}* p) {{\n"
+                                  "  {0} v;\n"
+                                  "  __builtin_memcpy(&v, p, sizeof v);\n"
+                                  "  return v;\n}}",
+                                  vt, name, st));
+}
+
+std::string CppPrelude::store(Type t, ScalarKind k, bool masked) {
+  KF_CHECK(t.is_vector() && k != ScalarKind::boolean) << "vector store of " << ir::to_string(t);
+  std::string vt = value_type(t), st = storage_type(k);
+  std::string name =
+      fmt::format("kf_store_{}x{}{}", ir::to_string(k), t.lanes(), masked ? "_masked" : "");
+  std::string elem = k == ScalarKind::bf16 ? "kf::bf16(v[l])" : "v[l]";
+  if (masked) {
+    std::string mt = mask_type(t.lanes());
+    return define(name, fmt::format("static inline void {1}({2}* p, {0} v, {3} m) {{\n"
+                                    "  for (int l = 0; l < {4}; ++l)\n"
+                                    "    if (m[l]) p[l] = {5};\n}}",
+                                    vt, name, st, mt, t.lanes(), elem));
+  }
+  if (k == ScalarKind::bf16) {
+    std::string h = u16_type(t.lanes()), w = u32_type(t.lanes());
+    return define(name,
+                  fmt::format("static inline void {1}(kf::bf16* p, {0} v) {{\n"
+                              "  {3} u = ({3})v;\n"
+                              "  {3} r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
+                              "  r = (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : r;\n"
+                              "  {2} h = __builtin_convertvector(r, {2});\n"
+                              "  __builtin_memcpy(p, &h, sizeof h);\n}}",
+                              vt, name, h, w));
+  }
+  return define(name, fmt::format("static inline void {1}({2}* p, {0} v) {{\n"
+                                  "  __builtin_memcpy(p, &v, sizeof v);\n}}",
+                                  vt, name, st));
+}
+
+std::string CppPrelude::gather(Type t, ScalarKind k, bool masked) {
+  KF_CHECK(t.is_vector() && k != ScalarKind::boolean) << "gather of " << ir::to_string(t);
+  std::string vt = value_type(t), st = storage_type(k), it = value_type(Type::i64(t.lanes()));
+  std::string name =
+      fmt::format("kf_gather_{}x{}{}", ir::to_string(k), t.lanes(), masked ? "_masked" : "");
+  std::string elem = k == ScalarKind::bf16 ? "static_cast<float>(p[i[l]])" : "p[i[l]]";
+  std::string mask_param = masked ? ", " + mask_type(t.lanes()) + " m" : "";
+  return define(
+      name, fmt::format("static inline {0} {1}(const {2}* p, {3} i{4}) {{\n"
+                        "  {0} v = {{}};\n"
+                        "  for (int l = 0; l < {5}; ++l)\n"
+                        "    {6}v[l] = {7};\n"
+                        "  return v;\n}}",
+                        vt, name, st, it, mask_param, t.lanes(), masked ? "if (m[l]) " : "", elem));
+}
+
+std::string CppPrelude::scatter(Type t, ScalarKind k, bool masked) {
+  KF_CHECK(t.is_vector() && k != ScalarKind::boolean) << "scatter of " << ir::to_string(t);
+  std::string vt = value_type(t), st = storage_type(k), it = value_type(Type::i64(t.lanes()));
+  std::string name =
+      fmt::format("kf_scatter_{}x{}{}", ir::to_string(k), t.lanes(), masked ? "_masked" : "");
+  std::string elem = k == ScalarKind::bf16 ? "kf::bf16(v[l])" : "v[l]";
+  std::string mask_param = masked ? ", " + mask_type(t.lanes()) + " m" : "";
+  return define(
+      name, fmt::format("static inline void {1}({2}* p, {3} i, {0} v{4}) {{\n"
+                        "  for (int l = 0; l < {5}; ++l)\n"
+                        "    {6}p[i[l]] = {7};\n}}",
+                        vt, name, st, it, mask_param, t.lanes(), masked ? "if (m[l]) " : "", elem));
+}
+
+std::string CppPrelude::splat(Type t) {
+  std::string vt = value_type(t), st = value_type(value_kind(t).scalar());
+  std::string name = "kf_splat_" + suffix(t);
+  if (t.is_bool()) {
+    return define(name, fmt::format("static inline {0} {1}(bool b) {{\n"
+                                    "  return (b ? -1 : 0) - {0}{{}};\n}}",
+                                    vt, name));
+  }
+  // x - 0 is x for every x (also -0 and NaN), so this is a plain broadcast.
+  return define(name, fmt::format("static inline {0} {1}({2} x) {{\n"
+                                  "  return x - {0}{{}};\n}}",
+                                  vt, name, st));
+}
+
+std::string CppPrelude::ramp(Type t) {
+  KF_CHECK(t.is_int() && t.is_vector()) << "ramp of " << ir::to_string(t);
+  std::string vt = value_type(t), st = value_type(t.scalar());
+  std::string name = "kf_ramp_" + suffix(t);
+  return define(name, fmt::format("static inline {0} {1}({2} base, {2} stride) {{\n"
+                                  "  {0} v;\n"
+                                  "  for (int l = 0; l < {3}; ++l) v[l] = base + stride * l;\n"
+                                  "  return v;\n}}",
+                                  vt, name, st, t.lanes()));
+}
+
+std::string CppPrelude::first_lanes(int lanes) {
+  std::string mt = mask_type(lanes);
+  std::string name = fmt::format("kf_first_lanes_{}", lanes);
+  std::string iota;
+  for (int l = 0; l < lanes; ++l) iota += (l ? ", " : "") + std::to_string(l);
+  return define(name, fmt::format("static inline {0} {1}(int64_t count) {{\n"
+                                  "  const int32_t c = count < 0 ? 0 : count > {2} ? {2} : "
+                                  "static_cast<int32_t>(count);\n"
+                                  "  return {0}{{{3}}} < c;\n}}",
+                                  mt, name, lanes, iota));
+}
+
+std::string CppPrelude::reduce(ir::ReduceOp op, Type t) {
+  std::string vt = value_type(t), st = value_type(value_kind(t).scalar());
+  std::string name = "kf_reduce_" + ir::to_string(op) + "_" + suffix(t);
+  std::string combine;
+  switch (op) {
+    case ir::ReduceOp::add:
+      combine = "v[l] + v[l + w]";
+      break;
+    case ir::ReduceOp::mul:
+      combine = "v[l] * v[l + w]";
+      break;
+    case ir::ReduceOp::min:
+      combine = "v[l + w] < v[l] ? v[l + w] : v[l]";
+      break;
+    case ir::ReduceOp::max:
+      combine = "v[l + w] > v[l] ? v[l + w] : v[l]";
+      break;
+  }
+  // A tree: lanes l and l + w are combined for w = lanes/2, ..., 1.
+  return define(name, fmt::format("static inline {2} {1}({0} v) {{\n"
+                                  "  for (int w = {3}; w >= 1; w /= 2)\n"
+                                  "    for (int l = 0; l < w; ++l) v[l] = {4};\n"
+                                  "  return v[0];\n}}",
+                                  vt, name, st, t.lanes() / 2, combine));
+}
+
+std::string CppPrelude::min_max(ir::BinOp op, Type t) {
+  bool is_min = op == ir::BinOp::min;
+  KF_CHECK(is_min || op == ir::BinOp::max) << "min_max of another op";
+  std::string vt = value_type(t);
+  std::string name = fmt::format("kf_{}_{}", is_min ? "min" : "max", suffix(t));
+  return define(name, fmt::format("static inline {0} {1}({0} a, {0} b) {{\n"
+                                  "  return a {2} b ? a : b;\n}}",
+                                  vt, name, is_min ? "<" : ">"));
+}
+
+std::string CppPrelude::round_bf16(Type t) {
+  if (t.is_scalar()) {
+    return define("kf_round_bf16",
+                  "static inline float kf_round_bf16(float x) {\n"
+                  "  return kf::bf16::to_float(kf::bf16::from_float(x));\n}");
+  }
+  std::string vt = value_type(t), w = u32_type(t.lanes());
+  std::string name = fmt::format("kf_round_bf16x{}", t.lanes());
+  return define(name, fmt::format("static inline {0} {1}({0} v) {{\n"
+                                  "  {2} u = ({2})v;\n"
+                                  "  {2} r = ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16) << 16;\n"
+                                  "  r = (u & 0x7fffffffu) > 0x7f800000u ? u | 0x400000u : r;\n"
+                                  "  return ({0})r;\n}}",
+                                  vt, name, w));
+}
+
+std::string CppPrelude::math_builtin(MathFn fn, Type scalar, const std::vector<std::string>& a) {
+  std::string f = float_suffix(scalar);
+  std::string one = scalar.kind() == ScalarKind::f64 ? "1.0" : "1.0f";
+  auto call = [&](const std::string& base) {
+    std::string s = "__builtin_" + base + f + "(";
+    for (size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i];
+    return s + ")";
+  };
+  switch (fn) {
+    case MathFn::exp:
+      return call("exp");
+    case MathFn::log:
+      return call("log");
+    case MathFn::sqrt:
+      return call("sqrt");
+    case MathFn::rsqrt:
+      return "(" + one + " / " + call("sqrt") + ")";
+    case MathFn::tanh:
+      return call("tanh");
+    case MathFn::erf:
+      return call("erf");
+    case MathFn::sigmoid:
+      return "(" + one + " / (" + one + " + __builtin_exp" + f + "(-" + a[0] + ")))";
+    case MathFn::abs:
+      if (scalar.kind() == ScalarKind::i32) return "__builtin_abs(" + a[0] + ")";
+      if (scalar.kind() == ScalarKind::i64) return "__builtin_labs(" + a[0] + ")";
+      return call("fabs");
+    case MathFn::floor:
+      return call("floor");
+    case MathFn::ceil:
+      return call("ceil");
+    case MathFn::pow:
+      return call("pow");
+    case MathFn::fma:
+      return call("fma");
+  }
+  return "?";
+}
+
+std::string CppPrelude::math(MathFn fn, Type t) {
+  std::string vt = value_type(t);
+  std::string name = "kf_" + ir::to_string(fn) + "_" + suffix(t);
+  static const char* const kParams[] = {"x", "y", "z"};
+  int arity = ir::math_fn_arity(fn);
+  std::string params;
+  std::vector<std::string> lane_args;
+  for (int i = 0; i < arity; ++i) {
+    params += fmt::format("{}{} {}", i ? ", " : "", vt, kParams[i]);
+    lane_args.push_back(std::string(kParams[i]) + "[l]");
+  }
+  if (fn == MathFn::fma) {  // contracted to a vector FMA under -ffp-contract=fast (the default)
+    return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
+                                    "  return x * y + z;\n}}",
+                                    vt, name, params));
+  }
+  return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
+                                  "  {0} r;\n"
+                                  "  for (int l = 0; l < {3}; ++l) r[l] = {4};\n"
+                                  "  return r;\n}}",
+                                  vt, name, params, t.lanes(),
+                                  math_builtin(fn, value_kind(t).scalar(), lane_args)));
+}
+
+std::string CppPrelude::heap_alloc() {
+  uses_heap_ = true;
+  return define("kf_alloc",
+                "static inline void* kf_alloc(int64_t bytes) {\n"
+                "  return std::aligned_alloc(64, static_cast<size_t>(bytes + 127) / "
+                "64 * 64);\n}");
+}
+
+std::string CppPrelude::render() const {
+  std::string s;
+  for (const std::string& t : typedefs_) s += t + "\n";
+  if (!typedefs_.empty()) s += "\n";
+  for (const std::string& h : helpers_) s += h + "\n\n";
+  return s;
+}
+
+}  // namespace kf

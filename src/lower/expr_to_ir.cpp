@@ -1,0 +1,319 @@
+#include "lower/expr_to_ir.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ir/simplify.h"
+#include "lower/interval.h"
+#include "schedule/te_util.h"
+#include "support/check.h"
+
+namespace kf::lowering {
+
+using ir::Expr;
+using ir::Type;
+using te::Op;
+using te::RefKind;
+
+Type compute_type(const Task& task) {
+  return task.dtype == DType::f64 ? Type::f64() : Type::f32();
+}
+
+Type value_type(const Task& task, te::ValueType t) {
+  switch (t) {
+    case te::ValueType::f64: return compute_type(task);
+    case te::ValueType::i64: return Type::i64();
+    case te::ValueType::boolean: return Type::boolean();
+    case te::ValueType::unknown: break;
+  }
+  KF_CHECK(false) << "expression of unknown type";
+  return Type::i64();
+}
+
+Expr reduce_identity(te::ReduceOp op, Type t) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case te::ReduceOp::sum: return ir::make_zero(t);
+    case te::ReduceOp::prod: return ir::make_one(t);
+    case te::ReduceOp::max:
+    case te::ReduceOp::argmax:
+      return t.is_float() ? ir::make_const(t, -inf)
+                          : ir::IntImm::make(t, std::numeric_limits<int64_t>::min());
+    case te::ReduceOp::min:
+    case te::ReduceOp::argmin:
+      return t.is_float() ? ir::make_const(t, inf)
+                          : ir::IntImm::make(t, std::numeric_limits<int64_t>::max());
+  }
+  return ir::make_zero(t);
+}
+
+Expr reduce_combine(te::ReduceOp op, const Expr& acc, const Expr& value) {
+  switch (op) {
+    case te::ReduceOp::sum: return acc + value;
+    case te::ReduceOp::prod: return acc * value;
+    case te::ReduceOp::max: return ir::max(acc, value);
+    case te::ReduceOp::min: return ir::min(acc, value);
+    case te::ReduceOp::argmax:
+    case te::ReduceOp::argmin:
+      break;
+  }
+  KF_CHECK(false) << "reduce_combine of an arg reduction";
+  return acc;
+}
+
+ir::Stmt with_preludes(const std::vector<Prelude>& pre, ir::Stmt use) {
+  for (size_t i = pre.size(); i-- > 0;) {
+    use = ir::Block::make({pre[i].compute, use});
+    for (const auto& [name, type] : pre[i].buffers)
+      use = ir::Allocate::make(name, type, ir::i64(1), ir::MemoryKind::stack, use);
+  }
+  return use;
+}
+
+ExprLowerer::ExprLowerer(const sched::Pipeline& p, int stage, Bindings b, NameGen& names)
+    : p_(p), task_(*p.task), stage_(stage), b_(std::move(b)), names_(names),
+      ctype_(compute_type(*p.task)) {}
+
+std::vector<Prelude> ExprLowerer::take_preludes() {
+  std::vector<Prelude> out;
+  out.swap(preludes_);
+  return out;
+}
+
+Expr ExprLowerer::convert(const Expr& v, Type t) {
+  if (v.type() == t) return v;
+  if (v.type().is_bool()) return ir::select(v, ir::make_one(t), ir::make_zero(t));
+  return ir::cast(t, v);
+}
+
+Expr ExprLowerer::lower_static(const te::Expr& e) { return ir::simplify(lower(e)); }
+
+Expr ExprLowerer::input_extent(int input, int d) {
+  return lower_static(sched::formula_to_te(task_.inputs[input].shape[d], task_));
+}
+
+Expr ExprLowerer::stage_extent(int stage, int d) {
+  return lower_static(p_.stages[stage].vars[d].hi);
+}
+
+Expr ExprLowerer::lower(const te::Expr& e) {
+  switch (e.kind) {
+    case te::ExprKind::number:
+      if (e.type == te::ValueType::i64) return ir::i64(static_cast<int64_t>(e.number));
+      return ir::make_const(ctype_, e.number);
+    case te::ExprKind::name:
+      switch (e.ref.kind) {
+        case RefKind::index_var: return b_.index_var(e.ref.index);
+        case RefKind::reduce_var: {
+          auto it = inline_rvars_.find(e.ref.index);
+          return it != inline_rvars_.end() ? it->second : b_.reduce_var(e.ref.index);
+        }
+        case RefKind::dim: return ir::Var::make(Type::i64(), task_.dims[e.ref.index]);
+        case RefKind::derived:
+          return lower(sched::formula_to_te(task_.derived[e.ref.index].second, task_));
+        case RefKind::scalar: {
+          const ScalarSpec& s = task_.scalars[e.ref.index];
+          return ir::Var::make(is_floating(s.dtype) ? ctype_ : Type::i64(), s.name);
+        }
+        case RefKind::none:
+        case RefKind::input:
+        case RefKind::stage:
+          break;
+      }
+      KF_CHECK(false) << "unresolved name " << e.name;
+      return Expr();
+    case te::ExprKind::access: return access(e);
+    case te::ExprKind::call: return call(e);
+    case te::ExprKind::reduce: return inline_reduce(e);
+  }
+  return Expr();
+}
+
+Expr ExprLowerer::load(Type t, const std::string& buffer, const Expr& index, Expr pred) {
+  for (const Expr& g : guards_) pred = pred.defined() ? ir::logical_and(pred, g) : g;
+  return ir::Load::make(t, buffer, ir::simplify(index), pred);
+}
+
+Expr ExprLowerer::access(const te::Expr& e) {
+  const size_t n = e.index_count();
+  std::vector<Expr> idx(n), extents(n), mins(n), strides(n);
+  std::string buffer;
+  Type storage;
+  std::string value_buffer;
+  if (e.ref.kind == RefKind::input) {
+    const TensorSpec& t = task_.inputs[e.ref.index];
+    buffer = t.name;
+    storage = ir::type_of(t.dtype);
+    for (size_t d = 0; d < n; ++d) extents[d] = input_extent(e.ref.index, static_cast<int>(d));
+    Expr stride = ir::i64(1);
+    for (size_t d = n; d-- > 0;) {
+      strides[d] = stride;
+      mins[d] = ir::i64(0);
+      stride = ir::simplify(stride * extents[d]);
+    }
+  } else {
+    KF_CHECK(e.ref.kind == RefKind::stage) << "access to " << e.name;
+    const BufferView& v = b_.stage_view(e.ref.index);
+    buffer = v.name;
+    storage = v.storage;
+    mins = v.mins;
+    strides = v.strides;
+    for (size_t d = 0; d < n; ++d) extents[d] = stage_extent(e.ref.index, static_cast<int>(d));
+  }
+  Expr flat, cond;
+  for (size_t d = 0; d < n; ++d) {
+    idx[d] = convert(lower(e.args[d]), Type::i64());
+    Expr off = ir::is_const(mins[d], 0) ? idx[d] : idx[d] - mins[d];
+    Expr term = ir::is_const(strides[d], 1) ? off : off * strides[d];
+    flat = flat.defined() ? flat + term : term;
+    if (e.has_else) {
+      Expr c = ir::lt(idx[d], extents[d]);
+      auto lo = const_lower_bound(idx[d]);
+      if (!lo || *lo < 0) c = ir::logical_and(ir::ge(idx[d], ir::i64(0)), c);
+      cond = cond.defined() ? ir::logical_and(cond, c) : c;
+    }
+  }
+  if (!flat.defined()) flat = ir::i64(0);
+  const Type vt = value_type(task_, e.type);
+  Expr v = convert(load(storage, buffer, flat, cond), vt);
+  if (!e.has_else) return v;
+  return ir::select(cond, v, convert(lower(e.args.back()), vt));
+}
+
+Expr ExprLowerer::call(const te::Expr& e) {
+  const Type rt = value_type(task_, e.type);
+  auto arg = [&](size_t i, Type t) { return convert(lower(e.args[i]), t); };
+  auto operand_type = [&]() {
+    for (const te::Expr& a : e.args)
+      if (a.type == te::ValueType::f64) return ctype_;
+    return Type::i64();
+  };
+  auto fn = [&](ir::MathFn f) { return ir::Call::make(f, {arg(0, ctype_)}); };
+  switch (e.op) {
+    case Op::neg: return ir::make_zero(rt) - arg(0, rt);
+    case Op::logical_not: return ir::logical_not(lower(e.args[0]));
+    case Op::add: return arg(0, rt) + arg(1, rt);
+    case Op::sub: return arg(0, rt) - arg(1, rt);
+    case Op::mul: return arg(0, rt) * arg(1, rt);
+    case Op::div: return arg(0, rt) / arg(1, rt);
+    case Op::mod: {
+      Expr a = arg(0, rt), b = arg(1, rt);
+      if (rt.is_int()) return a % b;
+      Expr q = a / b;  // fmod: a - trunc(a / b) * b
+      Expr t = ir::select(ir::lt(q, ir::make_zero(rt)), ir::Call::make(ir::MathFn::ceil, {q}),
+                          ir::Call::make(ir::MathFn::floor, {q}));
+      return a - t * b;
+    }
+    case Op::lt: return ir::lt(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::le: return ir::le(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::gt: return ir::gt(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::ge: return ir::ge(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::eq: return ir::eq(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::ne: return ir::ne(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::logical_and: return ir::logical_and(lower(e.args[0]), lower(e.args[1]));
+    case Op::logical_or: return ir::logical_or(lower(e.args[0]), lower(e.args[1]));
+    case Op::exp: return fn(ir::MathFn::exp);
+    case Op::log: return fn(ir::MathFn::log);
+    case Op::sqrt: return fn(ir::MathFn::sqrt);
+    case Op::rsqrt: return fn(ir::MathFn::rsqrt);
+    case Op::tanh: return fn(ir::MathFn::tanh);
+    case Op::erf: return fn(ir::MathFn::erf);
+    case Op::sigmoid: return fn(ir::MathFn::sigmoid);
+    case Op::abs: return ir::Call::make(ir::MathFn::abs, {arg(0, rt)});
+    case Op::floor:
+      return rt.is_int() ? arg(0, rt) : ir::Call::make(ir::MathFn::floor, {arg(0, rt)});
+    case Op::ceil:
+      return rt.is_int() ? arg(0, rt) : ir::Call::make(ir::MathFn::ceil, {arg(0, rt)});
+    case Op::min: return ir::min(arg(0, rt), arg(1, rt));
+    case Op::max: return ir::max(arg(0, rt), arg(1, rt));
+    case Op::pow: return ir::Call::make(ir::MathFn::pow, {arg(0, ctype_), arg(1, ctype_)});
+    case Op::ceildiv: {
+      Expr a = arg(0, Type::i64()), b = arg(1, Type::i64());
+      auto la = const_lower_bound(a), lb = const_lower_bound(b);
+      if (la && lb && *la >= 0 && *lb > 0) return (a + b - 1) / b;
+      Expr zero = ir::i64(0);
+      Expr same_sign = ir::logical_or(ir::logical_and(ir::lt(a, zero), ir::lt(b, zero)),
+                                      ir::logical_and(ir::ge(a, zero), ir::ge(b, zero)));
+      Expr up = ir::logical_and(ir::ne(a % b, zero), same_sign);
+      return a / b + ir::select(up, ir::i64(1), zero);
+    }
+    case Op::select: {
+      Expr c = lower(e.args[0]);
+      guards_.push_back(c);
+      Expr t = arg(1, rt);
+      guards_.back() = ir::logical_not(c);
+      Expr f = arg(2, rt);
+      guards_.pop_back();
+      return ir::select(c, t, f);
+    }
+    case Op::cast: {
+      Expr v = lower(e.args[0]);
+      const Type target = ir::type_of(e.cast_to);
+      if (is_floating(e.cast_to)) {
+        v = convert(v, ctype_);
+        return target == ctype_ ? v : ir::cast(ctype_, ir::cast(target, v));
+      }
+      if (v.type().is_bool()) return convert(v, Type::i64());
+      return convert(ir::cast(target, v), Type::i64());
+    }
+  }
+  KF_CHECK(false) << "unknown op";
+  return Expr();
+}
+
+Expr ExprLowerer::inline_reduce(const te::Expr& e) {
+  const sched::Stage& s = p_.stages[stage_];
+  const bool arg_op = e.reduce_op == te::ReduceOp::argmax || e.reduce_op == te::ReduceOp::argmin;
+  const Type vt = value_type(task_, e.args[0].type);
+  const Type rt = arg_op ? Type::i64() : vt;
+  const std::string acc = names_.fresh(s.name + ".acc");
+  const std::string best = acc + ".val";
+
+  std::vector<Prelude> outer;
+  outer.swap(preludes_);
+  std::vector<std::string> loop_names;
+  for (int r : e.rvars) {
+    loop_names.push_back(acc + "." + s.reduce_vars[r].name);
+    inline_rvars_[r] = ir::Var::make(Type::i64(), loop_names.back());
+  }
+  Expr v = convert(lower(e.args[0]), vt);
+  std::vector<Prelude> inner = take_preludes();
+  preludes_.swap(outer);
+
+  ir::Stmt update;
+  if (!arg_op) {
+    update = ir::Store::make(acc, ir::i64(0),
+                             reduce_combine(e.reduce_op, ir::Load::make(rt, acc, ir::i64(0)), v));
+  } else {
+    Expr old = ir::Load::make(vt, best, ir::i64(0));
+    Expr better = ir::logical_or(ir::lt(ir::Load::make(rt, acc, ir::i64(0)), ir::i64(0)),
+                                 e.reduce_op == te::ReduceOp::argmax ? ir::gt(v, old) : ir::lt(v, old));
+    update = ir::IfThenElse::make(
+        better, ir::Block::make({ir::Store::make(best, ir::i64(0), v),
+                                 ir::Store::make(acc, ir::i64(0), inline_rvars_[e.rvars[0]])}));
+  }
+  ir::Stmt body = with_preludes(inner, update);
+  for (size_t k = e.rvars.size(); k-- > 0;) {
+    const te::IndexVar& rv = s.reduce_vars[e.rvars[k]];
+    Expr lo = convert(lower(rv.lo), Type::i64()), hi = convert(lower(rv.hi), Type::i64());
+    body = ir::For::make(loop_names[k], ir::simplify(lo), ir::simplify(ir::max(hi - lo, ir::i64(0))),
+                         ir::ForKind::serial, body);
+  }
+  Prelude pre;
+  pre.buffers.push_back({acc, rt});
+  std::vector<ir::Stmt> init;
+  if (arg_op) {
+    pre.buffers.push_back({best, vt});
+    init.push_back(ir::Store::make(best, ir::i64(0), reduce_identity(e.reduce_op, vt)));
+    init.push_back(ir::Store::make(acc, ir::i64(0), ir::i64(-1)));
+  } else {
+    init.push_back(ir::Store::make(acc, ir::i64(0), reduce_identity(e.reduce_op, rt)));
+  }
+  init.push_back(body);
+  pre.compute = ir::Block::make(init);
+  preludes_.push_back(pre);
+  for (int r : e.rvars) inline_rvars_.erase(r);
+  return ir::Load::make(rt, acc, ir::i64(0));
+}
+
+}  // namespace kf::lowering

@@ -1,0 +1,51 @@
+// Lowering: a task's TE program plus a schedule → an IR function with the task's signature →
+// C++ source that the judge compiles and checks like any candidate.
+//
+//   Expected<sched::Schedule> s = sched::parse_schedule(text, "gemm.sched");
+//   Expected<std::string> src = generate_kernel(task, *s, {});   // "// kforge: schedule-hash ..."
+//   Expected<RunResult> r = evaluate(task, *src, eval_options);
+//
+// The pipeline (lower.cpp, read top to bottom; each pass is one file with one function, and
+// options.dump sees the IR after every pass):
+//   make_pipeline      TE program → stages (reductions inside expressions become stages)
+//   apply_schedule     the trace's primitives, each checked for legality
+//   inline_stages      compute_inline stages substituted into their readers
+//   realize_stages     loop nests, tails, compute_at placement with bounds inference, buffers
+//   simplify           constant folding
+//   unroll_loops       unrolled loops replicated
+//   vectorize_loops    vectorized loops turned into vector code (predicated tails)
+//   simplify
+//   simplify_indices   linear index arithmetic cancelled (register tiles get constant indices)
+// then codegen_cpp. The default schedule (an empty trace) computes every stage at root, loops in
+// LHS order with reductions innermost, intermediates in heap buffers.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "codegen/codegen_cpp.h"
+#include "ir/ir.h"
+#include "schedule/trace.h"
+#include "support/status.h"
+#include "task/task.h"
+#include "te/ast.h"
+
+namespace kf {
+
+struct LowerOptions {
+  CodegenTarget target = CodegenTarget::avx512;
+  // The debug dump: called after each pass with the pass's name and the IR (or pipeline) text.
+  std::function<void(const std::string& pass, const std::string& text)> dump;
+};
+
+// Fails with "FILE:LINE: ..." when a primitive of the schedule is illegal for this program.
+Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
+                                const sched::Schedule& schedule, const LowerOptions& options);
+
+// compile_spec + lower + codegen_cpp, with a header comment that names the task and carries
+// `// kforge: schedule-hash HASH` and the schedule itself. Fails when the task has no TE spec,
+// the spec does not compile, or the schedule is illegal.
+Expected<std::string> generate_kernel(const Task& task, const sched::Schedule& schedule,
+                                      const LowerOptions& options);
+
+}  // namespace kf

@@ -1,0 +1,46 @@
+// Bounds inference: the box of a producer's elements that its consumers read inside one
+// iteration of a compute_at loop, as expressions of the loops outside it.
+//
+//   compute_at C_acc C.i.o  with C[i, j] = C_acc[i, j], loops j.o i.o | i.i j.i:
+//     in the steady state:  C_acc rows [C.i.o*6, +6), columns [C.j.o*32, +32)
+//     in the i tail:        rows [C.i.o*6, +min(6, M - C.i.o*6)), nominal 6
+//
+// Consumers are the stage whose loop it is (its body, with the loops inside ranging) and every
+// stage computed inside that loop (over the region it will be asked for there, recursively).
+// Index expressions are interval-evaluated (interval.h); an index that is not affine in the
+// ranging variables (a data-dependent gather, a product of two loop variables) needs the whole
+// extent of that dimension. Reads with `else`, and inexact intervals, are clamped to the
+// producer's extent so it is never computed out of range.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/ir.h"
+#include "lower/loop_tree.h"
+#include "schedule/pipeline.h"
+
+namespace kf::lowering {
+
+struct Region {
+  std::vector<ir::Expr> min, extent;             // per LHS dim
+  std::vector<std::optional<int64_t>> nominal;   // constant upper bound of each extent, if any
+};
+
+// A point in a consumer's loop nest: inside loop `loop` of `stage`, with `ctx.bound` holding
+// the leaves outside and at that loop.
+struct NestPoint {
+  const LoopTree* tree = nullptr;
+  NestContext ctx;
+  int stage = -1;
+  int loop = -1;
+};
+
+// The region of `producer` needed at `at`. Requires every consumer of the producer to be
+// computed inside that loop (validated by the schedule).
+Region required_region(const sched::Pipeline& p, int producer, const NestPoint& at);
+
+// The whole extent of a stage.
+Region full_region(const sched::Pipeline& p, int stage);
+
+}  // namespace kf::lowering

@@ -1,0 +1,122 @@
+// The scheduled pipeline: the stages a kernel computes (the TE program, normalized) and, for each
+// stage, its schedule state — loops after splits/fuses/reorders, loop kinds, where it is computed,
+// its storage order. Schedule primitives (primitives.h) edit it; lowering (lower/lower.h) reads it.
+//
+//   Expected<Pipeline> p = make_pipeline(program, task);   // default schedule
+//   Stage& c = p->stages[p->find("C")];
+//   c.loops  == {i, j, k}            // LHS vars in order, then the reduction vars (innermost)
+//   Status s = apply(*p, parse_primitive("split C.i i.o i.i 32"));
+//   c.loops  == {i.o, i.i, j, k}, c.splits == {split i -> i.o, i.i by 32}
+//
+// Normalization (make_pipeline): a reduction that is not the whole body of its stage becomes a
+// stage of its own, named after the stage with `_r` (`_r2`, ...), over the variables it reads:
+//   ms[n] = sum(d: x[n, d] * x[n, d]) / D    →    ms_r[n] = sum(d: x[n, d] * x[n, d])
+//                                                 ms[n]   = ms_r[n] / D
+// so every reduction can be scheduled (split, reordered, rfactored, computed at a consumer).
+// Reductions whose range is not static (`j in 0..lens[b]`), that sit in a select branch or an
+// `else` value, or that belong to a recurrence stay inline and are lowered as an inner loop.
+//
+// Design notes:
+// - Expressions stay te::Expr (te/ast.h); a RefKind::stage ref indexes Pipeline::stages, which
+//   is in evaluation order. insert_stage() keeps refs valid when primitives add stages.
+// - Loop names are unique within a stage; the IR names a loop "STAGE.LOOP". A stage's original
+//   iteration variables (LHS vars, then the reduction's vars) are the roots of its split tree;
+//   `splits` records the tree in the order it was built, `loops` are its leaves in nest order.
+// - A pure loop carries no dependence; a reduction loop carries the accumulation; a scan loop
+//   (derived from a recurrence's scan dim) must run serially, in ascending order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+#include "te/ast.h"
+
+namespace kf::sched {
+
+enum class LoopKind { serial, parallel, vectorized, unrolled };
+std::string to_string(LoopKind k);
+
+struct Loop {
+  std::string name;              // "i", "i.o", "k.i", "ij"
+  LoopKind kind = LoopKind::serial;
+  int lanes = 0;                 // vectorized: vector width; 0 = the target's natural width
+  bool reduce = false;           // derived from a reduction variable
+  bool scan = false;             // derived from the scan dim of a recurrence
+};
+
+enum class SplitKind { split, fuse };
+
+// One edge of the split tree. split: parent -> (outer, inner) with inner in [0, factor);
+// fuse: (outer, inner) -> parent, parent = outer * extent(inner) + inner.
+struct Split {
+  SplitKind kind = SplitKind::split;
+  std::string parent, outer, inner;
+  int64_t factor = 0;
+};
+
+enum class ComputeKind { root, inlined, at };
+
+struct ComputeLoc {
+  ComputeKind kind = ComputeKind::root;
+  std::string stage, loop;  // at: the loop of `stage` inside which this stage is computed
+};
+
+// A reduction predicate's partition hint (rfactor of a split with a tail): the update runs only
+// where outer * factor + inner < extent; `outer` is a reduction var, `inner` a pure var.
+struct WhereSplit {
+  std::string outer, inner;
+  int64_t factor = 0;
+  te::Expr extent;
+};
+
+struct Stage {
+  // What it computes.
+  std::string name;
+  int output = -1;                      // index into task.outputs, -1 for an intermediate
+  te::ValueType type = te::ValueType::f64;
+  std::vector<te::IndexVar> vars;       // pure (storage) dims in LHS order; lo is 0
+  std::vector<te::IndexVar> reduce_vars;
+  te::Expr body;                        // a reduction stage: the reduce node itself
+  bool reduction = false;               // body is a reduce whose rvars are schedulable loops
+  int scan_dim = -1;                    // recurrence: the dim that must ascend
+  std::optional<te::Expr> where;        // reduction stages: update only where true
+  std::optional<WhereSplit> where_split;
+  std::string note;                     // provenance, e.g. "cache_write of C"
+
+  // How (its schedule).
+  std::vector<Loop> loops;              // outermost first
+  std::vector<Split> splits;            // in the order applied
+  ComputeLoc compute;
+  std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
+
+  // The reduction variables that are loops (the top reduce node's rvars); empty if pure.
+  const std::vector<int>& loop_rvars() const;
+  int find_loop(const std::string& loop) const;  // index into loops, or -1
+  bool is_recurrence() const { return scan_dim >= 0; }
+};
+
+struct Pipeline {
+  const Task* task = nullptr;
+  std::vector<Stage> stages;  // evaluation order
+
+  int find(const std::string& name) const;  // index into stages, or -1
+  // Stages whose definition reads stage `s` (directly), ascending.
+  std::vector<int> readers(int s) const;
+  // Stages that consume `s` once inlined stages are looked through, ascending.
+  std::vector<int> consumers(int s) const;
+  // Inserts `stage` at `pos`, shifting RefKind::stage refs everywhere.
+  void insert_stage(int pos, Stage stage);
+  // Canonical text: each stage's definition and schedule (for golden tests and dumps).
+  std::string to_string() const;
+};
+
+// Builds the default-scheduled pipeline of a checked program (see the normalization above).
+Pipeline make_pipeline(const te::Program& program, const Task& task);
+
+// The default loops of a stage: its LHS vars in order, then its loop reduction vars.
+std::vector<Loop> default_loops(const Stage& s);
+
+}  // namespace kf::sched

@@ -1,0 +1,183 @@
+#include "schedule/te_util.h"
+
+#include "support/check.h"
+#include "te/parser.h"
+
+namespace kf::sched {
+
+using te::Expr;
+using te::ExprKind;
+using te::Op;
+using te::RefKind;
+using te::ValueType;
+
+Expr int_lit(int64_t v) {
+  Expr e;
+  e.kind = ExprKind::number;
+  e.type = ValueType::i64;
+  e.number = static_cast<double>(v);
+  return e;
+}
+
+Expr float_lit(double v) {
+  Expr e;
+  e.kind = ExprKind::number;
+  e.type = ValueType::f64;
+  e.number = v;
+  return e;
+}
+
+Expr var_ref(RefKind kind, int index, const std::string& name, ValueType type) {
+  Expr e;
+  e.kind = ExprKind::name;
+  e.name = name;
+  e.ref = {kind, index};
+  e.type = type;
+  return e;
+}
+
+Expr stage_access(const std::string& name, int stage, std::vector<Expr> indices, ValueType type) {
+  Expr e;
+  e.kind = ExprKind::access;
+  e.name = name;
+  e.ref = {RefKind::stage, stage};
+  e.type = type;
+  e.args = std::move(indices);
+  return e;
+}
+
+Expr binary(Op op, Expr a, Expr b) {
+  Expr e;
+  e.kind = ExprKind::call;
+  e.op = op;
+  e.name = te::op_name(op);
+  switch (op) {
+    case Op::lt: case Op::le: case Op::gt: case Op::ge: case Op::eq: case Op::ne:
+    case Op::logical_and: case Op::logical_or:
+      e.type = ValueType::boolean;
+      break;
+    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::mod: case Op::min:
+    case Op::max: case Op::ceildiv:
+      e.type = a.type == ValueType::i64 && b.type == ValueType::i64 ? ValueType::i64
+                                                                    : ValueType::f64;
+      break;
+    case Op::pow:
+      e.type = ValueType::f64;
+      break;
+    case Op::neg: case Op::logical_not: case Op::exp: case Op::log: case Op::sqrt: case Op::rsqrt:
+    case Op::tanh: case Op::erf: case Op::sigmoid: case Op::abs: case Op::floor: case Op::ceil:
+    case Op::select: case Op::cast:
+      KF_CHECK(false) << "binary() of " << te::op_name(op);
+  }
+  e.args = {std::move(a), std::move(b)};
+  return e;
+}
+
+Expr logical_and(Expr a, Expr b) { return binary(Op::logical_and, std::move(a), std::move(b)); }
+
+Expr map_names(const Expr& e, const std::function<std::optional<Expr>(const Expr&)>& f) {
+  if (e.kind == ExprKind::name) {
+    if (auto r = f(e)) return *r;
+    return e;
+  }
+  Expr out = e;
+  for (Expr& a : out.args) a = map_names(a, f);
+  return out;
+}
+
+Expr map_accesses(const Expr& e, const std::function<std::optional<Expr>(const Expr&)>& f) {
+  Expr out = e;
+  for (Expr& a : out.args) a = map_accesses(a, f);
+  if (out.kind == ExprKind::access) {
+    if (auto r = f(out)) return *r;
+  }
+  return out;
+}
+
+void remap_stage_refs(Expr& e, const std::function<int(int)>& f) {
+  if (e.kind == ExprKind::access && e.ref.kind == RefKind::stage) e.ref.index = f(e.ref.index);
+  for (Expr& a : e.args) remap_stage_refs(a, f);
+}
+
+void remap_rvars(Expr& e, const std::function<int(int)>& f) {
+  if (e.kind == ExprKind::name && e.ref.kind == RefKind::reduce_var) e.ref.index = f(e.ref.index);
+  if (e.kind == ExprKind::reduce)
+    for (int& r : e.rvars) r = f(r);
+  for (Expr& a : e.args) remap_rvars(a, f);
+}
+
+bool reads_stage(const Expr& e, int s) {
+  bool found = false;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::access && x.ref.kind == RefKind::stage && x.ref.index == s)
+      found = true;
+  });
+  return found;
+}
+
+bool uses_var(const Expr& e, RefKind kind, int index) {
+  bool found = false;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::name && x.ref.kind == kind && x.ref.index == index) found = true;
+  });
+  return found;
+}
+
+std::optional<int64_t> const_int(const Expr& e) {
+  if (e.type != ValueType::i64) return std::nullopt;
+  switch (e.kind) {
+    case ExprKind::number:
+      return static_cast<int64_t>(e.number);
+    case ExprKind::call: {
+      if (e.args.size() != 2) return std::nullopt;
+      auto a = const_int(e.args[0]), b = const_int(e.args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e.op) {
+        case Op::add: return *a + *b;
+        case Op::sub: return *a - *b;
+        case Op::mul: return *a * *b;
+        case Op::div: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
+        case Op::mod: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
+        case Op::min: return std::min(*a, *b);
+        case Op::max: return std::max(*a, *b);
+        case Op::ceildiv:
+          if (*b <= 0 || *a < 0) return std::nullopt;
+          return (*a + *b - 1) / *b;
+        case Op::neg: case Op::logical_not: case Op::lt: case Op::le: case Op::gt: case Op::ge:
+        case Op::eq: case Op::ne: case Op::logical_and: case Op::logical_or: case Op::exp:
+        case Op::log: case Op::sqrt: case Op::rsqrt: case Op::tanh: case Op::erf:
+        case Op::sigmoid: case Op::abs: case Op::floor: case Op::ceil: case Op::pow:
+        case Op::select: case Op::cast:
+          return std::nullopt;
+      }
+      return std::nullopt;
+    }
+    case ExprKind::name:
+    case ExprKind::access:
+    case ExprKind::reduce:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Expr formula_to_te(const Formula& f, const Task& task) {
+  auto parsed = te::parse_expression(f.text(), "<shape formula>", 1);
+  KF_CHECK(parsed.has_value()) << "shape formula '" << f.text() << "': " << parsed.error().message();
+  std::function<void(Expr&)> resolve = [&](Expr& e) {
+    for (Expr& a : e.args) resolve(a);
+    e.type = ValueType::i64;
+    if (e.kind != ExprKind::name) return;
+    for (size_t i = 0; i < task.dims.size(); ++i)
+      if (task.dims[i] == e.name) e.ref = {RefKind::dim, static_cast<int>(i)};
+    for (size_t i = 0; i < task.derived.size(); ++i)
+      if (task.derived[i].first == e.name) e.ref = {RefKind::derived, static_cast<int>(i)};
+    for (size_t i = 0; i < task.scalars.size(); ++i)
+      if (task.scalars[i].name == e.name) e.ref = {RefKind::scalar, static_cast<int>(i)};
+    KF_CHECK(e.ref.kind != RefKind::none) << "shape formula '" << f.text() << "' reads unknown '"
+                                          << e.name << "'";
+  };
+  resolve(*parsed);
+  return *parsed;
+}
+
+}  // namespace kf::sched

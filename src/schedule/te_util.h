@@ -1,0 +1,61 @@
+// Small builders and rewriters for checked TE expressions (te/ast.h), used by the pipeline's
+// normalization, the schedule primitives that create stages, and lowering.
+//
+//   te::Expr k = var_ref(te::RefKind::reduce_var, 0, "k");
+//   te::Expr idx = binary(te::Op::add, binary(te::Op::mul, k, int_lit(16)), u);   // k*16 + u
+//   te::Expr a = stage_access("C_acc", 3, {i, j}, te::ValueType::f64);
+//   te::Expr b = map_names(body, [&](const te::Expr& n) -> std::optional<te::Expr> {
+//     if (n.ref.kind == te::RefKind::index_var) return vars[n.ref.index];
+//     return std::nullopt;                                 // keep
+//   });
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+#include "te/ast.h"
+
+namespace kf::sched {
+
+te::Expr int_lit(int64_t v);
+te::Expr float_lit(double v);
+// A reference to an index var, reduce var, dim, derived size or scalar (type i64, or f64 for
+// floating scalars: pass the type).
+te::Expr var_ref(te::RefKind kind, int index, const std::string& name,
+                 te::ValueType type = te::ValueType::i64);
+// An access to stage `stage` (RefKind::stage) of element type `type`.
+te::Expr stage_access(const std::string& name, int stage, std::vector<te::Expr> indices,
+                      te::ValueType type);
+// A call of a binary operator with its result type set (as sema would).
+te::Expr binary(te::Op op, te::Expr a, te::Expr b);
+te::Expr logical_and(te::Expr a, te::Expr b);
+
+// Rebuilds `e` bottom-up, replacing each `name` node for which `f` returns a value (the
+// replacement is not visited again). Access and reduce nodes keep their fields.
+te::Expr map_names(const te::Expr& e,
+                   const std::function<std::optional<te::Expr>(const te::Expr&)>& f);
+// Rebuilds `e`, replacing each access node for which `f` returns a value; `f` sees the access
+// with its arguments already rewritten.
+te::Expr map_accesses(const te::Expr& e,
+                      const std::function<std::optional<te::Expr>(const te::Expr&)>& f);
+// Applies `f` to every RefKind::stage ref (accesses) in place.
+void remap_stage_refs(te::Expr& e, const std::function<int(int)>& f);
+// Applies `f` to every reduce_var index (names and reduce nodes' rvars) in place.
+void remap_rvars(te::Expr& e, const std::function<int(int)>& f);
+
+// Whether `e` reads stage `s` / any stage or input access at all / the given var.
+bool reads_stage(const te::Expr& e, int s);
+bool uses_var(const te::Expr& e, te::RefKind kind, int index);
+// A shape formula of the task as a resolved, integer TE expression (names become dim, derived
+// or scalar refs).
+te::Expr formula_to_te(const Formula& f, const Task& task);
+
+// Integer value of a number literal or of a static expression folded without an environment
+// (literal arithmetic only), if it is one.
+std::optional<int64_t> const_int(const te::Expr& e);
+
+}  // namespace kf::sched

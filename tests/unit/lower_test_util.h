@@ -1,0 +1,69 @@
+// Helpers for the schedule and lowering tests: load a task from the source tree, lower it with a
+// schedule given as text, and judge the generated C++ (correctness only, fixed seed).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "harness/evaluator.h"
+#include "lower/lower.h"
+#include "schedule/pipeline.h"
+#include "schedule/primitives.h"
+#include "support/test_env.h"
+#include "te/compile.h"
+
+namespace kf::testing {
+
+// A task by its path relative to the source tree ("bench/jaxbench/08_gemm").
+inline Task task_at(const std::string& rel) {
+  auto t = load_task(source_dir() / rel);
+  KF_CHECK(t.has_value()) << t.error().message();
+  return *t;
+}
+
+inline sched::Schedule schedule_of(const std::string& text, const std::string& file = "test.sched") {
+  auto s = sched::parse_schedule(text, file);
+  KF_CHECK(s.has_value()) << s.error().message();
+  return *s;
+}
+
+// The default-scheduled pipeline of a task.
+inline sched::Pipeline pipeline_of(const Task& task) {
+  auto p = te::compile_spec(task);
+  KF_CHECK(p.has_value()) << p.error().message();
+  return sched::make_pipeline(*p, task);
+}
+
+// The error of applying `text` to the task's pipeline ("" when it applies).
+inline std::string schedule_error(const Task& task, const std::string& text) {
+  sched::Pipeline p = pipeline_of(task);
+  Status s = sched::apply_schedule(p, schedule_of(text));
+  return s.ok() ? "" : s.message();
+}
+
+// Judges `source` on every test shape (not timed) and returns the verdict's name, with the
+// message and diagnostics appended when it is not ok.
+inline std::string judge(const Task& task, const std::string& source, uint64_t seed = 7) {
+  EvalOptions o;
+  o.time = false;
+  o.seed = seed;
+  auto r = evaluate(task, source, o);
+  if (!r) return "evaluate failed: " + r.error().message();
+  std::string v(verdict_name(r->verdict));
+  if (r->verdict == Verdict::ok) return v;
+  v += ": " + r->message;
+  for (const auto& d : r->diagnostics) v += "\n  " + d;
+  return v;
+}
+
+// Lowers the task with `schedule_text` and judges the result ("ok" on success).
+inline std::string lower_and_judge(const Task& task, const std::string& schedule_text,
+                                   uint64_t seed = 7) {
+  auto src = generate_kernel(task, schedule_of(schedule_text), {});
+  if (!src) return "lowering failed: " + src.error().message();
+  std::string v = judge(task, *src, seed);
+  return v == "ok" ? v : v + "\n--- schedule:\n" + schedule_text + "\n--- source:\n" + *src;
+}
+
+}  // namespace kf::testing
