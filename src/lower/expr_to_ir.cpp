@@ -137,10 +137,12 @@ Expr ExprLowerer::load(Type t, const std::string& buffer, const Expr& index, Exp
 Expr ExprLowerer::access(const te::Expr& e) {
   const size_t n = e.index_count();
   std::vector<Expr> idx(n), extents(n), mins(n), strides(n);
+  std::vector<te::Expr> te_extents(n);
   std::string buffer;
   Type storage;
-  std::string value_buffer;
   if (e.ref.kind == RefKind::input) {
+    for (size_t d = 0; d < n; ++d)
+      te_extents[d] = sched::formula_to_te(task_.inputs[e.ref.index].shape[d], task_);
     const TensorSpec& t = task_.inputs[e.ref.index];
     buffer = t.name;
     storage = ir::type_of(t.dtype);
@@ -153,6 +155,7 @@ Expr ExprLowerer::access(const te::Expr& e) {
     }
   } else {
     KF_CHECK(e.ref.kind == RefKind::stage) << "access to " << e.name;
+    for (size_t d = 0; d < n; ++d) te_extents[d] = p_.stages[e.ref.index].vars[d].hi;
     const BufferView& v = b_.stage_view(e.ref.index);
     buffer = v.name;
     storage = v.storage;
@@ -166,7 +169,7 @@ Expr ExprLowerer::access(const te::Expr& e) {
     Expr off = ir::is_const(mins[d], 0) ? idx[d] : idx[d] - mins[d];
     Expr term = ir::is_const(strides[d], 1) ? off : off * strides[d];
     flat = flat.defined() ? flat + term : term;
-    if (e.has_else) {
+    if (e.has_else && !sched::index_within(e.args[d], p_.stages[stage_].vars, te_extents[d])) {
       Expr c = ir::lt(idx[d], extents[d]);
       auto lo = const_lower_bound(idx[d]);
       if (!lo || *lo < 0) c = ir::logical_and(ir::ge(idx[d], ir::i64(0)), c);
@@ -176,7 +179,7 @@ Expr ExprLowerer::access(const te::Expr& e) {
   if (!flat.defined()) flat = ir::i64(0);
   const Type vt = value_type(task_, e.type);
   Expr v = convert(load(storage, buffer, flat, cond), vt);
-  if (!e.has_else) return v;
+  if (!cond.defined()) return v;
   return ir::select(cond, v, convert(lower(e.args.back()), vt));
 }
 

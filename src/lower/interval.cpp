@@ -12,6 +12,9 @@ using ir::Expr;
 
 namespace {
 
+struct Linear;
+void decompose(const Expr& e, int64_t scale, Linear& out);
+
 struct Linear {
   std::vector<std::pair<Expr, int64_t>> terms;  // atom, coefficient (order of first appearance)
   std::map<std::string, size_t> index;          // atom text -> position in terms
@@ -53,8 +56,25 @@ void decompose(const Expr& e, int64_t scale, Linear& out) {
           decompose(b->b, scale * *c, out);
           return;
         }
+        // (x + y - x)*s with s a variable: canonicalize the sum, keep the product.
+        if (b->b.as<ir::Var>() || b->a.as<ir::Var>()) {
+          const Expr& v = b->b.as<ir::Var>() ? b->b : b->a;
+          Expr sum = simplify_linear(b->b.as<ir::Var>() ? b->a : b->b);
+          if (auto c = ir::as_const_int(sum)) {
+            out.add(v, scale * *c);
+          } else {
+            out.add(sum * v, scale);
+          }
+          return;
+        }
         break;
-      case BinOp::div: case BinOp::mod: case BinOp::min: case BinOp::max: case BinOp::eq:
+      case BinOp::min:
+        out.add(ir::min(simplify_linear(b->a), simplify_linear(b->b)), scale);
+        return;
+      case BinOp::max:
+        out.add(ir::max(simplify_linear(b->a), simplify_linear(b->b)), scale);
+        return;
+      case BinOp::div: case BinOp::mod: case BinOp::eq:
       case BinOp::ne: case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge:
       case BinOp::logical_and: case BinOp::logical_or:
         break;

@@ -4,6 +4,7 @@
 
 #include "ir/simplify.h"
 #include "lower/expr_to_ir.h"
+#include "schedule/te_util.h"
 #include "support/check.h"
 
 namespace kf::lowering {
@@ -127,7 +128,8 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
           nom = full.nominal[d];
         } else {
           nom = const_upper_bound(simplify_linear(i.max - i.min + ir::i64(1)));
-          if (a->has_else || !i.exact) {
+          const bool inside = sched::index_within(a->args[d], cs.vars, ps.vars[d].hi);
+          if ((a->has_else && !inside) || !i.exact) {
             auto lb = const_lower_bound(i.min);
             if (!lb || *lb < 0) i.min = ir::max(i.min, ir::i64(0));
             i.max = ir::min(i.max, last);

@@ -160,6 +160,12 @@ std::optional<int64_t> const_int(const Expr& e) {
   return std::nullopt;
 }
 
+bool index_within(const Expr& idx, const std::vector<te::IndexVar>& stage_vars, const Expr& extent) {
+  if (idx.kind != ExprKind::name || idx.ref.kind != RefKind::index_var) return false;
+  const te::IndexVar& v = stage_vars[idx.ref.index];
+  return te::to_string(v.lo) == "0" && te::to_string(v.hi) == te::to_string(extent);
+}
+
 Expr formula_to_te(const Formula& f, const Task& task) {
   auto parsed = te::parse_expression(f.text(), "<shape formula>", 1);
   KF_CHECK(parsed.has_value()) << "shape formula '" << f.text() << "': " << parsed.error().message();

@@ -50,6 +50,11 @@ void remap_rvars(te::Expr& e, const std::function<int(int)>& f);
 // Whether `e` reads stage `s` / any stage or input access at all / the given var.
 bool reads_stage(const te::Expr& e, int s);
 bool uses_var(const te::Expr& e, te::RefKind kind, int index);
+// Whether index `idx` of an access in stage `s` is always within [0, extent): it is one of the
+// stage's LHS variables, whose range is that same extent (compared as text).
+bool index_within(const te::Expr& idx, const std::vector<te::IndexVar>& stage_vars,
+                  const te::Expr& extent);
+
 // A shape formula of the task as a resolved, integer TE expression (names become dim, derived
 // or scalar refs).
 te::Expr formula_to_te(const Formula& f, const Task& task);

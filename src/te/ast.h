@@ -191,6 +191,12 @@ void visit(const Expr& e, F&& f) {
   f(e);
   for (const Expr& a : e.args) visit(a, f);
 }
+// The same walk with mutable nodes (f may edit a node's fields; it sees the children after).
+template <typename F>
+void visit_mut(Expr& e, F&& f) {
+  f(e);
+  for (Expr& a : e.args) visit_mut(a, f);
+}
 
 // Canonical text, for golden tests and debug dumps. Operators print fully parenthesized:
 // `(A[i, k] * B[k, j])`. A reduction prints its decls (Ast), or, given the stage that owns its

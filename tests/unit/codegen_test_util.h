@@ -105,6 +105,10 @@ inline LoadedKernel compile_and_load(const ir::LoweredFunc& f, const std::string
   k.log = r->err + r->out;
   if (!r->ok()) return k;
   k.handle = dlopen((stem + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::error_code ec;  // a loaded object stays mapped after its file is removed
+  std::filesystem::remove(stem + ".cpp", ec);
+  std::filesystem::remove(stem + ".so", ec);
+  std::filesystem::remove(dir, ec);  // only when empty
   if (!k.handle) {
     k.log += dlerror();
     return k;

@@ -59,7 +59,7 @@ TEST(VectorizeLoops, VectorConditionsBecomePredicates) {
                          "y[ramp(0, 1, 8)] = x8(0.0f) if !j.mask0\n"});
 }
 
-TEST(VectorizeLoops, DISABLED_ReductionsToAScalarBecomeVectorReduce) {
+TEST(VectorizeLoops, ReductionsToAScalarBecomeVectorReduce) {
   Expr j = ivar("j");
   Stmt s =
       vloop("j", 16, Store::make("s", i64(0), fload("s", i64(0)) + fload("x", j) * fload("x", j)));

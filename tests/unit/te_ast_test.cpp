@@ -43,6 +43,10 @@ TEST(TeAst, VisitWalksEverySubexpression) {
   });
   EXPECT_EQ(seen, "A[i, k];(B[k, j] else 2);2;");
   EXPECT_EQ(e->args[0].args[1].index_count(), 2u);
+  visit_mut(*e, [](Expr& x) {
+    if (x.kind == ExprKind::number) x.number = 3;
+  });
+  EXPECT_EQ(to_string(*e), "sum(k: (A[i, k] * (B[k, j] else 3)))");
 }
 
 }  // namespace

@@ -3,10 +3,8 @@
 // rel_l2 < 1e-12 on every test shape (both are f64; only summation order differs).
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <vector>
 
@@ -132,26 +130,6 @@ TEST(CompileSpec, EveryBundledSpecMatchesItsReference) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
-}
-
-// The oracle's speed at a bench shape (1 GiB of doubles): run by hand with
-// --gtest_also_run_disabled_tests --gtest_filter=*Speed*.
-TEST(CompileSpec, DISABLED_RmsnormBenchShapeSpeed) {
-  auto task = load_task(suite_dir() / "12_rmsnorm");
-  ASSERT_TRUE(task);
-  auto prog = compile_spec(*task);
-  ASSERT_TRUE(prog);
-  auto inst = task->instantiate(task->bench);
-  ASSERT_TRUE(inst);
-  std::vector<double> x(inst->elements[0], 0.5), w(inst->elements[1], 2.0), y(inst->elements[2]);
-  const auto start = std::chrono::steady_clock::now();
-  const std::clock_t cpu = std::clock();
-  Status st = interpret(*prog, *task, *inst, {x.data(), w.data()}, {y.data()});
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double c = static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC;
-  ASSERT_TRUE(st.ok()) << st.message();
-  EXPECT_NEAR(y[0], 0.5 / std::sqrt(0.25 + 1e-6) * 2, 1e-12);
-  std::printf("rmsnorm at %s: %.2f s wall, %.2f s cpu\n", inst->label().c_str(), s, c);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // exact), torch.sum(dim=1, keepdim=True) (oneDNN reduction), * scaling_factor (eltwise_linear).
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -59,7 +68,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -82,9 +92,10 @@ void reduce(algorithm alg, const float* src, const memory::dims& ds, float* dst,
 void gemm_divide_sum_scaling(const float* x, const float* W, float* y, int64_t B, int64_t I,
                              int64_t H, float scaling_factor) {
   if (B == 0) return;
-  std::vector<float> z(B * H), s(B);
-  linear(x, W, nullptr, z.data(), B, I, H);                                  // x @ W.T
-  eltwise(algorithm::eltwise_linear, z.data(), z.data(), B * H, 0.5f, 0.0f);  // x / 2
-  reduce(algorithm::reduction_sum, z.data(), {B, H}, s.data(), {B, 1});      // sum(dim=1)
-  eltwise(algorithm::eltwise_linear, s.data(), y, B, scaling_factor, 0.0f);  // * scaling_factor
+  float* z = buf(0, B * H);
+  float* s = buf(1, B);
+  linear(x, W, nullptr, z, B, I, H);                                  // x @ W.T
+  eltwise(algorithm::eltwise_linear, z, z, B * H, 0.5f, 0.0f);        // x / 2
+  reduce(algorithm::reduction_sum, z, {B, H}, s, {B, 1});             // sum(dim=1)
+  eltwise(algorithm::eltwise_linear, s, y, B, scaling_factor, 0.0f);  // * scaling_factor
 }

@@ -37,6 +37,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -61,7 +69,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -110,11 +119,11 @@ void logsumexp_rows(const float* src, float* dst, int64_t rows, int64_t cols) {
 void matmul_sum_max_avgpool_logsumexp_logsumexp(const float* x, const float* W, const float* bias,
                                                 float* y, int64_t B, int64_t I, int64_t O) {
   if (B == 0) return;
-  std::vector<float> z(B * O), s(B), m(B), a(B), l(B);
-  linear(x, W, bias, z.data(), B, I, O);                                   // self.linear(x)
-  reduce(algorithm::reduction_sum, z.data(), {B, O}, s.data(), {B, 1});    // torch.sum
-  reduce(algorithm::reduction_max, s.data(), {B, 1}, m.data(), {B, 1});    // torch.max
-  reduce(algorithm::reduction_mean, m.data(), {B, 1}, a.data(), {B, 1});   // torch.mean
-  logsumexp_rows(a.data(), l.data(), B, 1);                                // torch.logsumexp
-  logsumexp_rows(l.data(), y, B, 1);                                       // torch.logsumexp
+  float *z = buf(0, B * O), *s = buf(1, B), *m = buf(2, B), *a = buf(3, B), *l = buf(4, B);
+  linear(x, W, bias, z, B, I, O);                           // self.linear(x)
+  reduce(algorithm::reduction_sum, z, {B, O}, s, {B, 1});   // torch.sum
+  reduce(algorithm::reduction_max, s, {B, 1}, m, {B, 1});   // torch.max
+  reduce(algorithm::reduction_mean, m, {B, 1}, a, {B, 1});  // torch.mean
+  logsumexp_rows(a, l, B, 1);                               // torch.logsumexp
+  logsumexp_rows(l, y, B, 1);                               // torch.logsumexp
 }

@@ -38,6 +38,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -62,7 +70,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -100,12 +109,12 @@ void matmul_scale_residualadd_clamp_logsumexp_mish(const float* x, const float* 
                                                    float clamp_min, float clamp_max) {
   if (B == 0) return;
   const int64_t n = B * O;
-  std::vector<float> z(n), l(B), mish(B);
-  linear(x, W, bias, z.data(), B, I, O);                                         // self.matmul(x)
-  eltwise(algorithm::eltwise_linear, z.data(), z.data(), n, scale_factor, 0.0f);  // x * scale
-  binary(algorithm::binary_add, z.data(), {B, O}, z.data(), {B, O}, z.data());   // x + x
-  eltwise(algorithm::eltwise_clip, z.data(), z.data(), n, clamp_min, clamp_max);  // torch.clamp
-  logsumexp_rows(z.data(), l.data(), B, O);                                      // torch.logsumexp
-  eltwise(algorithm::eltwise_mish, l.data(), mish.data(), B);                    // F.mish(x)
-  binary(algorithm::binary_mul, l.data(), {B, 1}, mish.data(), {B, 1}, y);      // x * mish(x)
+  float *z = buf(0, n), *l = buf(1, B), *mish = buf(2, B);
+  linear(x, W, bias, z, B, I, O);                                   // self.matmul(x)
+  eltwise(algorithm::eltwise_linear, z, z, n, scale_factor, 0.0f);  // x * scale
+  binary(algorithm::binary_add, z, {B, O}, z, {B, O}, z);           // x + x
+  eltwise(algorithm::eltwise_clip, z, z, n, clamp_min, clamp_max);  // torch.clamp
+  logsumexp_rows(z, l, B, O);                                       // torch.logsumexp
+  eltwise(algorithm::eltwise_mish, l, mish, B);                     // F.mish(x)
+  binary(algorithm::binary_mul, l, {B, 1}, mish, {B, 1}, y);        // x * mish(x)
 }

@@ -37,6 +37,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -117,16 +125,20 @@ void conv(bool transposed, const float* x, const memory::dims& xd, const float* 
     src_md = pd.src_desc(), w_md = pd.weights_desc(), dst_md = pd.dst_desc();
     prim = dnnl::convolution_forward(pd);
   }
-  auto to = [&](memory m, const memory::desc& want) {
+  auto words = [](const memory::desc& d) {
+    return static_cast<int64_t>(d.get_size() / sizeof(float)) + 1;
+  };
+  auto to = [&](memory m, const memory::desc& want, int slot) {
     if (m.get_desc() == want) return m;
-    memory r(want, eng());
+    memory r(want, eng(), buf(slot, words(want)));
     dnnl::reorder(m, r).execute(strm(), m, r);
     return r;
   };
-  memory xs = to(mem(xd, x), src_md);
-  memory ws = to(memory({wd, dt::f32, wtag}, eng(), const_cast<float*>(w)), w_md);
+  memory xs = to(mem(xd, x), src_md, 5);
+  memory ws = to(memory({wd, dt::f32, wtag}, eng(), const_cast<float*>(w)), w_md, 6);
   memory yplain = mem(yd, y);
-  memory ys = dst_md == yplain.get_desc() ? yplain : memory(dst_md, eng());
+  memory ys =
+      dst_md == yplain.get_desc() ? yplain : memory(dst_md, eng(), buf(7, words(dst_md)));
   prim.execute(strm(), {{DNNL_ARG_SRC, xs},
                         {DNNL_ARG_WEIGHTS, ws},
                         {DNNL_ARG_BIAS, mem({yd[1]}, bias)},
@@ -144,16 +156,16 @@ void conv3d_groupnorm_mean(const float* x, const float* weight, const float* con
   const int64_t K = G * Cg, OD = D - T + 1, OH = H - R + 1, OW = W - S + 1;
   const int64_t vol = OD * OH * OW;
   if (N == 0) return;
-  std::vector<float> z(N * K * vol);
+  float* z = buf(0, N * K * vol);
   // self.conv(x)
-  conv(false, x, {N, C, D, H, W}, weight, {K, C, T, R, S}, tag::oidhw, conv_bias, z.data(),
+  conv(false, x, {N, C, D, H, W}, weight, {K, C, T, R, S}, tag::oidhw, conv_bias, z,
        {N, K, OD, OH, OW}, {1, 1, 1}, {0, 0, 0});
   // self.group_norm(x): oneDNN 2.6 has no group norm; each (n, g) is one contiguous row of
   // Cg * vol values, normalized by a layer normalization without scale and shift, then the
   // per-channel affine is applied with two broadcasting binary primitives.
-  layernorm(z.data(), z.data(), N * G, Cg * vol, eps);
-  binary(algorithm::binary_mul, z.data(), {N, K, vol}, gamma, {1, K, 1}, z.data());
-  binary(algorithm::binary_add, z.data(), {N, K, vol}, beta, {1, K, 1}, z.data());
+  layernorm(z, z, N * G, Cg * vol, eps);
+  binary(algorithm::binary_mul, z, {N, K, vol}, gamma, {1, K, 1}, z);
+  binary(algorithm::binary_add, z, {N, K, vol}, beta, {1, K, 1}, z);
   // x.mean(dim=[1, 2, 3, 4])
-  reduce(algorithm::reduction_mean, z.data(), {N, K * vol}, y, {N, 1});
+  reduce(algorithm::reduction_mean, z, {N, K * vol}, y, {N, 1});
 }

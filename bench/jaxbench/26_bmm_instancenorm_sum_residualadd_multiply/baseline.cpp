@@ -38,6 +38,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -94,8 +102,8 @@ void bmm_instancenorm_sum_residualadd_multiply(const float* x, const float* y, c
                                                const float* bias, float* out, int64_t B,
                                                int64_t I, int64_t O, float eps) {
   if (B * O == 0) return;
-  linear(x, W, bias, out, B, I, O);                                     // self.bmm(x)
+  linear(x, W, bias, out, B, I, O);                            // self.bmm(x)
   layernorm(out, out, B, O, eps);  // self.instance_norm on [B,1,1,O]: per-row statistics
-  binary(algorithm::binary_add, out, {B, O}, y, {B, O}, out);          // x + y
-  binary(algorithm::binary_mul, out, {B, O}, y, {B, O}, out);          // x * y
+  binary(algorithm::binary_add, out, {B, O}, y, {B, O}, out);  // x + y
+  binary(algorithm::binary_mul, out, {B, O}, y, {B, O}, out);  // x * y
 }

@@ -36,6 +36,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -60,7 +68,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -68,7 +77,7 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
 
 void matmul_mish_mish(const float* x, const float* W, const float* bias, float* y, int64_t B,
                       int64_t I, int64_t O) {
-  linear(x, W, bias, y, B, I, O);                        // self.linear(x)
-  eltwise(algorithm::eltwise_mish, y, y, B * O);         // F.mish(x)
-  eltwise(algorithm::eltwise_mish, y, y, B * O);         // F.mish(x)
+  linear(x, W, bias, y, B, I, O);                 // self.linear(x)
+  eltwise(algorithm::eltwise_mish, y, y, B * O);  // F.mish(x)
+  eltwise(algorithm::eltwise_mish, y, y, B * O);  // F.mish(x)
 }

@@ -38,6 +38,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -51,7 +59,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -104,16 +113,20 @@ void conv(bool transposed, const float* x, const memory::dims& xd, const float* 
     src_md = pd.src_desc(), w_md = pd.weights_desc(), dst_md = pd.dst_desc();
     prim = dnnl::convolution_forward(pd);
   }
-  auto to = [&](memory m, const memory::desc& want) {
+  auto words = [](const memory::desc& d) {
+    return static_cast<int64_t>(d.get_size() / sizeof(float)) + 1;
+  };
+  auto to = [&](memory m, const memory::desc& want, int slot) {
     if (m.get_desc() == want) return m;
-    memory r(want, eng());
+    memory r(want, eng(), buf(slot, words(want)));
     dnnl::reorder(m, r).execute(strm(), m, r);
     return r;
   };
-  memory xs = to(mem(xd, x), src_md);
-  memory ws = to(memory({wd, dt::f32, wtag}, eng(), const_cast<float*>(w)), w_md);
+  memory xs = to(mem(xd, x), src_md, 5);
+  memory ws = to(memory({wd, dt::f32, wtag}, eng(), const_cast<float*>(w)), w_md, 6);
   memory yplain = mem(yd, y);
-  memory ys = dst_md == yplain.get_desc() ? yplain : memory(dst_md, eng());
+  memory ys =
+      dst_md == yplain.get_desc() ? yplain : memory(dst_md, eng(), buf(7, words(dst_md)));
   prim.execute(strm(), {{DNNL_ARG_SRC, xs},
                         {DNNL_ARG_WEIGHTS, ws},
                         {DNNL_ARG_BIAS, mem({yd[1]}, bias)},
@@ -135,7 +148,7 @@ void convtranspose3d_layernorm_gelu_scaling(const float* x, const float* weight,
   // self.conv_transpose(x): weights [C, K, R, R, R] are oneDNN's (o, i, d, h, w) in iodhw order.
   conv(true, x, {N, C, D, H, W}, weight, {K, C, R, R, R}, tag::iodhw, conv_bias, y,
        {N, K, OD, OH, OW}, {2, 2, 2}, {1, 1, 1});
-  layernorm(y, y, N * K * OD * OH, OW, eps, gamma, beta);               // self.layer_norm(x)
-  eltwise(algorithm::eltwise_gelu_erf, y, y, n);                        // F.gelu(x)
-  eltwise(algorithm::eltwise_linear, y, y, n, scaling_factor, 0.0f);    // x * scaling_factor
+  layernorm(y, y, N * K * OD * OH, OW, eps, gamma, beta);             // self.layer_norm(x)
+  eltwise(algorithm::eltwise_gelu_erf, y, y, n);                      // F.gelu(x)
+  eltwise(algorithm::eltwise_linear, y, y, n, scaling_factor, 0.0f);  // x * scaling_factor
 }

@@ -37,6 +37,14 @@ memory::desc md(const memory::dims& d) { return memory::desc(d, dt::f32, plain(d
 memory mem(const memory::dims& d, const float* p) {
   return memory(md(d), eng(), const_cast<float*>(p));
 }
+// Scratch buffers kept across calls, as a framework's caching allocator keeps them: a fresh
+// multi-megabyte allocation is page-faulted in on every call, which on this VM costs more than
+// the ops themselves. Slots 0-4 are the ops' intermediates, 5-7 the convolution's reorders.
+float* buf(int slot, int64_t n) {
+  static std::vector<float> pool[8];
+  if (static_cast<int64_t>(pool[slot].size()) < n) pool[slot].resize(n);
+  return pool[slot].data();
+}
 int64_t count(const memory::dims& d) {
   int64_t n = 1;
   for (auto v : d) n *= v;
@@ -61,7 +69,8 @@ void eltwise(algorithm alg, const float* x, float* y, int64_t n, float alpha = 0
   const memory::desc d = md({n});
   dnnl::eltwise_forward::primitive_desc pd(
       {prop_kind::forward_inference, alg, d, alpha, beta}, eng());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, x)}, {DNNL_ARG_DST, mem({n}, y)}});
   strm().wait();
 }
 
@@ -106,11 +115,11 @@ void matmul_swish_sum_groupnorm(const float* x, const float* W, const float* lin
                                 float eps) {
   const int64_t O = G * Cg;
   if (B * O == 0) return;
-  std::vector<float> z(B * O);
-  linear(x, W, lin_bias, z.data(), B, I, O);                               // self.matmul(x)
-  eltwise(algorithm::eltwise_logistic, z.data(), y, B * O);                // torch.sigmoid(x)
-  binary(algorithm::binary_mul, y, {B, O}, z.data(), {B, O}, y);           // ... * x
-  binary(algorithm::binary_add, y, {B, O}, bias, {1, O}, y);               // x + self.bias
+  float* z = buf(0, B * O);
+  linear(x, W, lin_bias, z, B, I, O);                         // self.matmul(x)
+  eltwise(algorithm::eltwise_logistic, z, y, B * O);          // torch.sigmoid(x)
+  binary(algorithm::binary_mul, y, {B, O}, z, {B, O}, y);     // ... * x
+  binary(algorithm::binary_add, y, {B, O}, bias, {1, O}, y);  // x + self.bias
   // self.group_norm(x): oneDNN 2.6 has no group norm; each (b, g) is a contiguous row of Cg
   // features, normalized by a layer normalization without scale and shift, then the
   // per-feature gamma / beta as broadcasting binary primitives.

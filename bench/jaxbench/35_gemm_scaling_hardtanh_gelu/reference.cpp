@@ -9,8 +9,8 @@
 
 template <typename T>
 void gemm_scaling_hardtanh_gelu(const T* x, const T* W, const T* bias, T* y, int64_t B, int64_t I,
-                                int64_t O, kf::acc_t<T> scaling_factor,
-                                kf::acc_t<T> hardtanh_min, kf::acc_t<T> hardtanh_max) {
+                                int64_t O, kf::acc_t<T> scaling_factor, kf::acc_t<T> hardtanh_min,
+                                kf::acc_t<T> hardtanh_max) {
   using Acc = kf::acc_t<T>;
   const Acc inv_sqrt2 = Acc(1) / std::sqrt(Acc(2));
   for (int64_t b = 0; b < B; ++b)

@@ -34,7 +34,8 @@ void matmul_dropout_softmax(const T* x, const T* W, const T* bias, T* y, int64_t
       Acc s = 0;
       for (int64_t i = 0; i < I; ++i) s += Acc(x[b * I + i]) * Acc(W[o * I + i]);
       const Acc z = s + Acc(bias[o]);
-      const uint32_t h = dropout_hash(static_cast<uint64_t>(b * O + o), static_cast<uint64_t>(seed));
+      const uint32_t h =
+          dropout_hash(static_cast<uint64_t>(b * O + o), static_cast<uint64_t>(seed));
       const Acc u = Acc(h >> 8) * Acc(1.0 / 16777216.0);  // exact in f32: a 24-bit integer / 2^24
       d[o] = u >= p ? z * keep_scale : Acc(0);
     }

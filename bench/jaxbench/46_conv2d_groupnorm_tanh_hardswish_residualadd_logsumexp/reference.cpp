@@ -3,8 +3,8 @@
 //   xc[n,k,p,q] = conv_bias[k] + sum_{c,r,s} x[n,c,p+r,q+s] * weight[k,c,r,s]   (valid, stride 1)
 //   GroupNorm(G, K) over each sample's groups of Cg = K / G channels x P x Q positions:
 //   mu[n,g], var[n,g] = mean and biased variance of xc[n, g*Cg .. g*Cg+Cg-1, :, :]
-//   t[n,k,p,q]  = tanh((xc - mu[n,g]) / sqrt(var[n,g] + eps) * gn_weight[k] + gn_bias[k]), g = k / Cg
-//   res         = xc + t * min(max(t + 3, 0), 6) / 6                 (residual + hardswish(t))
+//   t[n,k,p,q]  = tanh((xc - mu[n,g]) / sqrt(var[n,g] + eps) * gn_weight[k] + gn_bias[k]), g = k /
+//   Cg res         = xc + t * min(max(t + 3, 0), 6) / 6                 (residual + hardswish(t))
 //   y[n,0,p,q]  = log(sum_k exp(res[n,k,p,q]))                        (the max over k subtracted)
 // P = H - R + 1, Q = W - S + 1. Every sum runs in ascending index order.
 #include <kforge/kernel.h>
@@ -13,10 +13,12 @@
 #include <vector>
 
 template <typename T>
-void conv2d_groupnorm_tanh_hardswish_residualadd_logsumexp(
-    const T* x, const T* weight, const T* conv_bias, const T* gn_weight, const T* gn_bias, T* y,
-    int64_t N, int64_t C, int64_t H, int64_t W, int64_t K, int64_t R, int64_t S, int64_t G,
-    kf::acc_t<T> eps) {
+void conv2d_groupnorm_tanh_hardswish_residualadd_logsumexp(const T* x, const T* weight,
+                                                           const T* conv_bias, const T* gn_weight,
+                                                           const T* gn_bias, T* y, int64_t N,
+                                                           int64_t C, int64_t H, int64_t W,
+                                                           int64_t K, int64_t R, int64_t S,
+                                                           int64_t G, kf::acc_t<T> eps) {
   using Acc = kf::acc_t<T>;
   const int64_t P = H - R + 1, Q = W - S + 1, PQ = P * Q, Cg = K / G;
   std::vector<Acc> res(static_cast<size_t>(K * PQ));

@@ -10,9 +10,8 @@
 #include <cmath>
 
 template <typename T>
-void matmul_add_swish_tanh_gelu_hardtanh(const T* x, const T* W, const T* bias,
-                                         const T* add_value, T* y, int64_t B, int64_t I,
-                                         int64_t O) {
+void matmul_add_swish_tanh_gelu_hardtanh(const T* x, const T* W, const T* bias, const T* add_value,
+                                         T* y, int64_t B, int64_t I, int64_t O) {
   using Acc = kf::acc_t<T>;
   const Acc inv_sqrt2 = Acc(1) / std::sqrt(Acc(2));
   for (int64_t b = 0; b < B; ++b)

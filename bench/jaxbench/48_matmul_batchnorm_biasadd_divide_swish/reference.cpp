@@ -14,8 +14,8 @@
 template <typename T>
 void matmul_batchnorm_biasadd_divide_swish(const T* x, const T* W, const T* lin_bias,
                                            const T* bn_weight, const T* bn_bias, const T* bias,
-                                           T* y, int64_t B, int64_t I, int64_t O,
-                                           kf::acc_t<T> eps, kf::acc_t<T> divide_value) {
+                                           T* y, int64_t B, int64_t I, int64_t O, kf::acc_t<T> eps,
+                                           kf::acc_t<T> divide_value) {
   using Acc = kf::acc_t<T>;
   std::vector<Acc> z(static_cast<size_t>(B * O));
   for (int64_t b = 0; b < B; ++b)

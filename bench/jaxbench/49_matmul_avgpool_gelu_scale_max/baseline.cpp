@@ -2,9 +2,8 @@
 // one oneDNN primitive per op: matmul with bias (nn.Linear), 1-D average pooling over a [B,1,O]
 // view (kernel = stride = PK, no padding, so the trailing O % PK features are dropped), eltwise
 // gelu_erf and linear (* scale_factor) in place, max reduction over the pooled features.
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <vector>
 
@@ -40,16 +39,17 @@ using alg = dnnl::algorithm;
 }
 
 // nn.Linear: y[B,O] = x[B,I] @ W[O,I]^T (+ bias[O]); W is read in place as [I,O] in "ba" layout.
-[[maybe_unused]] void linear(const float* x, const float* W, const float* bias, float* y,
-                             int64_t B, int64_t I, int64_t O) {
+[[maybe_unused]] void linear(const float* x, const float* W, const float* bias, float* y, int64_t B,
+                             int64_t I, int64_t O) {
   memory::desc src_md({B, I}, dt::f32, tag::ab), wei_md({I, O}, dt::f32, tag::ba),
       bia_md = bias ? md({1, O}) : memory::desc(), dst_md = md({B, O});
   auto d = bias ? dnnl::matmul::desc(src_md, wei_md, bia_md, dst_md)
                 : dnnl::matmul::desc(src_md, wei_md, dst_md);
   dnnl::matmul::primitive_desc pd(d, cpu());
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, mem({B, I}, x)},
-                                          {DNNL_ARG_WEIGHTS, memory(wei_md, cpu(), const_cast<float*>(W))},
-                                          {DNNL_ARG_DST, mem({B, O}, y)}};
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, mem({B, I}, x)},
+      {DNNL_ARG_WEIGHTS, memory(wei_md, cpu(), const_cast<float*>(W))},
+      {DNNL_ARG_DST, mem({B, O}, y)}};
   if (bias) args.insert({DNNL_ARG_BIAS, mem({1, O}, bias)});
   dnnl::matmul(pd).execute(strm(), args);
 }
@@ -58,15 +58,18 @@ using alg = dnnl::algorithm;
 [[maybe_unused]] void eltwise(alg a, const float* src, float* dst, int64_t n, float alpha = 0,
                               float beta = 0) {
   dnnl::eltwise_forward::primitive_desc pd(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, a, md({n}), alpha, beta), cpu());
-  dnnl::eltwise_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({n}, src)}, {DNNL_ARG_DST, mem({n}, dst)}});
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, a, md({n}), alpha, beta),
+      cpu());
+  dnnl::eltwise_forward(pd).execute(strm(),
+                                    {{DNNL_ARG_SRC, mem({n}, src)}, {DNNL_ARG_DST, mem({n}, dst)}});
 }
 
 // dst[d0] = src0[d0] op src1[d1], src1 broadcast along its size-1 dims.
 [[maybe_unused]] void binary(alg a, const float* src0, const memory::dims& d0, const float* src1,
                              const memory::dims& d1, float* dst) {
   dnnl::binary::primitive_desc pd(dnnl::binary::desc(a, md(d0), md(d1), md(d0)), cpu());
-  dnnl::binary(pd).execute(strm(), {{DNNL_ARG_SRC_0, mem(d0, src0)}, {DNNL_ARG_SRC_1, mem(d1, src1)},
+  dnnl::binary(pd).execute(strm(), {{DNNL_ARG_SRC_0, mem(d0, src0)},
+                                    {DNNL_ARG_SRC_1, mem(d1, src1)},
                                     {DNNL_ARG_DST, mem(d0, dst)}});
 }
 
@@ -91,16 +94,19 @@ using alg = dnnl::algorithm;
   dnnl::softmax_forward(pd).execute(strm(), {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
 }
 
-// Normalizes each row of a [rows, cols] tensor: (x - mean) / sqrt(var + eps), var biased; no affine.
-[[maybe_unused]] void layernorm(const float* src, float* dst, int64_t rows, int64_t cols, float eps) {
+// Normalizes each row of a [rows, cols] tensor: (x - mean) / sqrt(var + eps), var biased; no
+// affine.
+[[maybe_unused]] void layernorm(const float* src, float* dst, int64_t rows, int64_t cols,
+                                float eps) {
   dnnl::layer_normalization_forward::primitive_desc pd(
       dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_training, md({rows, cols}),
                                               eps, dnnl::normalization_flags::none),
       cpu());
   memory mean(pd.mean_desc(), cpu()), var(pd.variance_desc(), cpu());
-  dnnl::layer_normalization_forward(pd).execute(
-      strm(), {{DNNL_ARG_SRC, mem({rows, cols}, src)}, {DNNL_ARG_DST, mem({rows, cols}, dst)},
-               {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});
+  dnnl::layer_normalization_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({rows, cols}, src)},
+                                                         {DNNL_ARG_DST, mem({rows, cols}, dst)},
+                                                         {DNNL_ARG_MEAN, mean},
+                                                         {DNNL_ARG_VARIANCE, var}});
 }
 
 // BatchNorm in training mode over an [N, C] tensor: batch statistics per channel (biased
@@ -118,8 +124,11 @@ using alg = dnnl::algorithm;
   memory mean(pd.mean_desc(), cpu()), var(pd.variance_desc(), cpu());
   dnnl::batch_normalization_forward(pd).execute(
       strm(), {{DNNL_ARG_SRC, memory(d, cpu(), const_cast<float*>(src))},
-               {DNNL_ARG_DST, memory(d, cpu(), dst)}, {DNNL_ARG_SCALE, mem({C}, gamma)},
-               {DNNL_ARG_SHIFT, mem({C}, beta)}, {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}});
+               {DNNL_ARG_DST, memory(d, cpu(), dst)},
+               {DNNL_ARG_SCALE, mem({C}, gamma)},
+               {DNNL_ARG_SHIFT, mem({C}, beta)},
+               {DNNL_ARG_MEAN, mean},
+               {DNNL_ARG_VARIANCE, var}});
 }
 
 }  // namespace
@@ -134,11 +143,11 @@ void matmul_avgpool_gelu_scale_max(const float* x, const float* W, const float* 
   linear(x, W, bias, z, B, I, O);
   dnnl::pooling_forward::primitive_desc pd(
       dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference,
-                                  alg::pooling_avg_exclude_padding, md({B, 1, O}),
-                                  md({B, 1, Pn}), {PK}, {PK}, {0}, {0}),
+                                  alg::pooling_avg_exclude_padding, md({B, 1, O}), md({B, 1, Pn}),
+                                  {PK}, {PK}, {0}, {0}),
       cpu());
-  dnnl::pooling_forward(pd).execute(strm(), {{DNNL_ARG_SRC, mem({B, 1, O}, z)},
-                                             {DNNL_ARG_DST, mem({B, 1, Pn}, a)}});
+  dnnl::pooling_forward(pd).execute(
+      strm(), {{DNNL_ARG_SRC, mem({B, 1, O}, z)}, {DNNL_ARG_DST, mem({B, 1, Pn}, a)}});
   eltwise(alg::eltwise_gelu_erf, a, a, B * Pn);
   eltwise(alg::eltwise_linear, a, a, B * Pn, scale_factor, 0.0f);
   reduce(alg::reduction_max, a, {B, Pn}, y, {B, 1});
