@@ -152,10 +152,8 @@ int run_bench(const BenchArgs& a) {
         o.compile.libs = src->second;
         o.time_reference = true;
         o.time_baseline = solution != "baseline";
-        o.machine = MachineLimits{.peak_gflops = machine->peak_gflops(a.threads),
-                                  .dram_gbps = machine->dram_gbps(a.threads),
-                                  .cache_gbps = machine->cache_gbps_1t * a.threads,
-                                  .fingerprint = machine->fingerprint};
+        o.machine = machine_limits(*machine, a.threads);
+    o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
         auto r = evaluate(*task, src->first, o);
         if (!r) {
           row.status = "error";

@@ -118,10 +118,8 @@ int run_eval(const EvalArgs& a) {
       fmt::print(stderr, "error: machine probe failed: {}\n", m.error().message());
       return 2;
     }
-    o.machine = MachineLimits{.peak_gflops = m->peak_gflops(a.threads),
-                              .dram_gbps = m->dram_gbps(a.threads),
-                              .cache_gbps = m->cache_gbps_1t * a.threads,
-                              .fingerprint = m->fingerprint};
+    o.machine = machine_limits(*m, a.threads);
+    o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
   }
   auto r = evaluate(*task, *source, o);
   if (!r) {

@@ -7,6 +7,7 @@
 #include "cli/doctor_command.h"
 #include "cli/eval_command.h"
 #include "cli/lower_command.h"
+#include "cli/optimize_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kforge: feedback-driven kernel optimization"};
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
   kf::add_lower_command(app);
   kf::add_check_command(app);
   kf::add_bench_command(app);
+  kf::add_optimize_command(app);
+  kf::add_runs_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

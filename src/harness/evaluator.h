@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/machine.h"
 #include "harness/run_result.h"
 #include "harness/toolchain.h"
 #include "task/task.h"
@@ -49,8 +50,17 @@ struct EvalOptions {
   double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
   CompileOptions compile;
   std::optional<MachineLimits> machine;
+  // Called once when a candidate looks faster than `machine` allows, before it is called
+  // suspicious: ceilings probed while the machine was busy are too low, so they are measured
+  // again (remeasure_machine below) and the higher of the two is used. May be empty.
+  std::function<std::optional<MachineLimits>()> remeasure;
   std::function<void(const std::string&)> progress;  // status lines, may be empty
 };
+
+// The ceilings of a probed machine at a thread count.
+MachineLimits machine_limits(const MachineInfo& m, int threads);
+// A `remeasure` that probes the machine again (refreshing its cached figures).
+std::function<std::optional<MachineLimits>()> remeasure_machine(int threads, const std::string& cxx);
 
 Expected<RunResult> evaluate(const Task& task, const std::string& candidate_source,
                              const EvalOptions& options);

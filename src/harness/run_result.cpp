@@ -99,4 +99,104 @@ nlohmann::json RunResult::to_json() const {
   return j;
 }
 
+namespace {
+
+Timing timing_from(const nlohmann::json& t) {
+  Timing r;
+  r.samples = t.value("samples", 0);
+  r.reps_per_sample = t.value("reps_per_sample", 0);
+  r.sets = t.value("sets", 0);
+  r.min_s = t.value("min_s", 0.0);
+  r.median_s = t.value("median_s", 0.0);
+  r.mean_s = t.value("mean_s", 0.0);
+  r.max_s = t.value("max_s", 0.0);
+  r.spread = t.value("spread", 0.0);
+  r.overhead_s = t.value("overhead_s", 0.0);
+  r.per_run_s = t.value("per_run_s", std::vector<double>{});
+  return r;
+}
+
+Speedup speedup_from(const nlohmann::json& j) {
+  return {j.value("median", 0.0), j.value("min", 0.0)};
+}
+
+}  // namespace
+
+Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::error("run result: expected a JSON object");
+  if (!j.contains("verdict") || !j["verdict"].is_string())
+    return Status::error("run result: missing field 'verdict'");
+  auto v = parse_verdict(j["verdict"].get<std::string>());
+  if (!v) return Status::error("run result: unknown verdict '" + j["verdict"].get<std::string>() + "'");
+  try {
+    RunResult r;
+    r.verdict = *v;
+    r.message = j.value("message", "");
+    r.diagnostics = j.value("diagnostics", std::vector<std::string>{});
+    r.task = j.value("task", "");
+    r.shape = j.value("shape", "");
+    r.threads = j.value("threads", 1);
+    r.machine = j.value("machine", "");
+    if (j.contains("compile")) {
+      const auto& c = j["compile"];
+      r.compile.ok = c.value("ok", false);
+      r.compile.cached = c.value("cached", false);
+      r.compile.seconds = c.value("seconds", 0.0);
+      r.compile.key = c.value("key", "");
+      r.compile.command = c.value("command", "");
+      r.compile.log = c.value("log", "");
+      for (const auto& d : c.value("diagnostics", nlohmann::json::array()))
+        r.compile.diagnostics.push_back({d.value("file", ""), d.value("line", 0),
+                                         d.value("column", 0), d.value("severity", ""),
+                                         d.value("message", "")});
+    }
+    for (const auto& k : j.value("checks", nlohmann::json::array())) {
+      CheckRecord c;
+      c.shape = k.value("shape", "");
+      c.seed = k.value("seed", uint64_t{0});
+      c.passed = k.value("passed", false);
+      c.timed = k.value("timed", false);
+      c.rel_l2 = k.value("rel_l2", 0.0);
+      c.max_abs_err = k.value("max_abs_err", 0.0);
+      c.worst = k.value("worst", "");
+      c.detail = k.value("detail", "");
+      r.checks.push_back(c);
+    }
+    if (j.contains("timing")) r.timing = timing_from(j["timing"]);
+    if (j.contains("reference_timing")) r.reference_timing = timing_from(j["reference_timing"]);
+    if (j.contains("baseline_timing")) {
+      r.baseline_timing = timing_from(j["baseline_timing"]);
+      r.baseline_name = j.value("baseline", "");
+    }
+    if (j.contains("roofline")) {
+      const auto& x = j["roofline"];
+      Roofline f;
+      f.flops = x.value("flops", 0.0);
+      f.bytes = x.value("bytes", 0.0);
+      f.gflops = x.value("gflops", 0.0);
+      f.gbps = x.value("gbps", 0.0);
+      f.peak_gflops = x.value("peak_gflops", 0.0);
+      f.peak_gbps = x.value("peak_gbps", 0.0);
+      f.attainable_gflops = x.value("attainable_gflops", 0.0);
+      f.fraction = x.value("fraction", 0.0);
+      f.min_time_s = x.value("min_time_s", 0.0);
+      f.bound = x.value("bound", "");
+      r.roofline = f;
+    }
+    if (j.contains("counters")) {
+      const auto& x = j["counters"];
+      r.counters = Counters{x.value("cpus_busy", 0.0), x.value("cpu_s_per_call", 0.0),
+                            x.value("minor_faults_per_call", 0.0),
+                            x.value("major_faults_per_call", 0.0),
+                            x.value("context_switches_per_call", 0.0)};
+    }
+    if (j.contains("speedup")) r.vs_reference = speedup_from(j["speedup"]);
+    if (j.contains("speedup_vs_baseline")) r.vs_baseline = speedup_from(j["speedup_vs_baseline"]);
+    r.output_log = j.value("output_log", "");
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::error(std::string("run result: ") + e.what());
+  }
+}
+
 }  // namespace kf

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/status.h"
+
 namespace kf {
 
 enum class Verdict {
@@ -100,6 +102,9 @@ struct RunResult {
   std::string output_log;  // what the candidate printed (capped; never trusted)
 
   nlohmann::json to_json() const;
+  // The inverse of to_json (for results read back from the store or a recording). Fails naming
+  // the first missing or mistyped field.
+  static Expected<RunResult> from_json(const nlohmann::json& j);
 };
 
 }  // namespace kf

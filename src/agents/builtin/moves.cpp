@@ -1,0 +1,449 @@
+// Mechanical forms of the catalog's strategies. Each reads the pipeline's current schedule state
+// and proposes groups of primitives; the schedule layer decides legality.
+#include "agents/builtin/moves.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "schedule/primitives.h"
+#include "te/ast.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+using sched::ComputeKind;
+using sched::LoopKind;
+using sched::Pipeline;
+using sched::Stage;
+
+int64_t knob(const Knobs& k, const std::string& name, int64_t fallback) {
+  auto it = k.find(name);
+  return it == k.end() ? fallback : it->second;
+}
+
+// Builds a primitive from its text; the texts here are well-formed by construction.
+sched::Primitive prim(const std::string& text) {
+  auto p = sched::parse_primitive(text);
+  KF_CHECK(p.has_value()) << "built-in move is malformed: " << text << ": " << p.error().message();
+  return *p;
+}
+
+bool computed(const Stage& s) { return s.compute.kind != ComputeKind::inlined; }
+
+bool has_kind(const Stage& s, LoopKind k) {
+  return std::any_of(s.loops.begin(), s.loops.end(), [&](const sched::Loop& l) { return l.kind == k; });
+}
+
+bool pure(const sched::Loop& l) { return !l.reduce && !l.scan; }
+
+std::string ref(const Stage& s, const std::string& loop) { return s.name + "." + loop; }
+
+// A loop name not used in stage s: base, base2, base3...
+std::string fresh_loop(const Stage& s, const std::string& base) {
+  auto used = [&](const std::string& n) {
+    if (s.find_loop(n) >= 0) return true;
+    return std::any_of(s.splits.begin(), s.splits.end(), [&](const sched::Split& sp) {
+      return sp.parent == n || sp.outer == n || sp.inner == n;
+    });
+  };
+  if (!used(base)) return base;
+  for (int i = 2;; ++i)
+    if (!used(base + std::to_string(i))) return base + std::to_string(i);
+}
+
+std::string fresh_stage(const Pipeline& p, const std::string& base) {
+  auto used = [&](const std::string& n) {
+    if (p.find(n) >= 0) return true;
+    for (const auto& t : p.task->inputs)
+      if (t.name == n) return true;
+    for (const auto& t : p.task->outputs)
+      if (t.name == n) return true;
+    for (const auto& d : p.task->dims)
+      if (d == n) return true;
+    return false;
+  };
+  if (!used(base)) return base;
+  for (int i = 2;; ++i)
+    if (!used(base + std::to_string(i))) return base + std::to_string(i);
+}
+
+// Whether a (top-level) stage was produced by cache_write or cache_read.
+bool is_cache_stage(const Stage& s) {
+  return s.note.starts_with("cache_write of") || s.note.starts_with("cache_read of");
+}
+
+// Index of the stage that accumulates s (cache_write of s), or -1.
+int accumulator_of(const Pipeline& p, const Stage& s) {
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    if (p.stages[i].note == "cache_write of " + s.name) return static_cast<int>(i);
+  return -1;
+}
+
+// Accesses to inputs in an expression, with each index's plain variable name ("" if complex).
+struct AccessInfo {
+  std::string tensor;
+  te::RefKind kind = te::RefKind::input;
+  std::vector<std::string> index_vars;
+};
+
+std::vector<AccessInfo> accesses(const te::Expr& body) {
+  std::vector<AccessInfo> out;
+  te::visit(body, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::access) return;
+    AccessInfo a;
+    a.tensor = x.name;
+    a.kind = x.ref.kind;
+    for (size_t d = 0; d < x.index_count(); ++d)
+      a.index_vars.push_back(x.args[d].kind == te::ExprKind::name ? x.args[d].name : "");
+    out.push_back(std::move(a));
+  });
+  return out;
+}
+
+// The pure loops of a stage, in nest order (names).
+std::vector<std::string> pure_loops(const Stage& s) {
+  std::vector<std::string> v;
+  for (const auto& l : s.loops)
+    if (pure(l)) v.push_back(l.name);
+  return v;
+}
+
+bool gemm_like(const Stage& s) {
+  if (!s.reduction || s.is_recurrence() || !computed(s) || s.where) return false;
+  if (s.vars.size() < 2 || s.loop_rvars().empty()) return false;
+  if (s.body.reduce_op != te::ReduceOp::sum) return false;
+  // The last pure var must index some operand (the vector dimension of the tile).
+  const std::string& j = s.vars.back().name;
+  for (const auto& a : accesses(s.body))
+    if (std::find(a.index_vars.begin(), a.index_vars.end(), j) != a.index_vars.end()) return true;
+  return false;
+}
+
+// A row reduction: a reduction whose innermost variable indexes an operand's last dim.
+bool row_reduction(const Stage& s) {
+  if (!s.reduction || s.is_recurrence() || !computed(s) || s.where_split) return false;
+  if (s.body.reduce_op == te::ReduceOp::argmax || s.body.reduce_op == te::ReduceOp::argmin)
+    return false;
+  if (s.loops.empty() || !s.loops.back().reduce) return false;
+  const std::string& r = s.loops.back().name;
+  for (const auto& a : accesses(s.body))
+    if (!a.index_vars.empty() && a.index_vars.back() == r) return true;
+  return false;
+}
+
+}  // namespace
+
+Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
+                                                          const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (s.output >= 0 || s.reduction || s.is_recurrence() || s.compute.kind != ComputeKind::root)
+      continue;
+    if (is_cache_stage(s)) continue;
+    g.push_back({s.name, {prim("compute_inline " + s.name)}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, const Knobs& k,
+                                                          const MoveContext&) {
+  const int64_t depth = knob(k, "depth", 0);
+  std::vector<MoveGroup> g;
+  // Later stages first, so a chain ms_r → ms → y lands in y's row loop link by link.
+  Pipeline work = p;
+  for (int si = static_cast<int>(work.stages.size()) - 1; si >= 0; --si) {
+    const Stage& s = work.stages[si];
+    if (s.output >= 0 || s.compute.kind != ComputeKind::root || is_cache_stage(s)) continue;
+    if (s.is_recurrence()) continue;
+    const std::vector<int> cons = work.consumers(si);
+    if (cons.empty()) continue;
+    // The stage every consumer lives in: the consumer itself at root, or where it is computed.
+    std::optional<std::string> host;
+    bool same = true;
+    for (int c : cons) {
+      const Stage& cs = work.stages[c];
+      std::string h = cs.compute.kind == ComputeKind::at ? cs.compute.stage : cs.name;
+      if (host && *host != h) same = false;
+      host = h;
+    }
+    if (!same || !host) continue;
+    const int hi = work.find(*host);
+    if (hi < 0) continue;
+    const Stage& hs = work.stages[hi];
+    std::vector<std::string> loops = pure_loops(hs);
+    if (loops.empty()) continue;
+    // A consumer computed inside host at loop L: fuse at that same loop (or outside it).
+    std::string loop = loops[std::min<size_t>(static_cast<size_t>(depth), loops.size() - 1)];
+    for (int c : cons) {
+      const Stage& cs = work.stages[c];
+      if (cs.compute.kind == ComputeKind::at) {
+        const int a = hs.find_loop(cs.compute.loop), b = hs.find_loop(loop);
+        if (a >= 0 && b > a) loop = cs.compute.loop;
+      }
+    }
+    MoveGroup mg{s.name, {prim("compute_at " + s.name + " " + ref(hs, loop))}};
+    if (sched::apply_primitive(work, mg.moves[0]).ok()) g.push_back(std::move(mg));
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_vectorize_inner(const Pipeline& p, const Knobs& k,
+                                                       const MoveContext&) {
+  const int64_t lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!computed(s) || s.loops.empty() || has_kind(s, LoopKind::vectorized)) continue;
+    const sched::Loop& inner = s.loops.back();
+    if (!pure(inner) || inner.kind != LoopKind::serial) continue;
+    g.push_back({s.name, {prim(fmt::format("vectorize {} {}", ref(s, inner.name), lanes))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_reorder_unit_stride(const Pipeline& p, const Knobs&,
+                                                           const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!s.reduction || !computed(s) || s.is_recurrence() || s.loops.empty()) continue;
+    if (!s.loops.back().reduce || s.vars.empty()) continue;
+    // The loop of the stage's last pure var, if it is a loop of its own (not split or fused).
+    const std::string j = s.vars.back().name;
+    if (s.find_loop(j) < 0) continue;
+    bool strided = false;  // some operand's last index is j: make j the unit-stride inner loop
+    for (const auto& a : accesses(s.body))
+      if (!a.index_vars.empty() && a.index_vars.back() == j) strided = true;
+    if (!strided) continue;
+    std::string order = "reorder " + s.name;
+    for (const auto& l : s.loops)
+      if (l.name != j) order += " " + l.name;
+    order += " " + j;
+    g.push_back({s.name, {prim(order)}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, const Knobs& k,
+                                                         const MoveContext&) {
+  const int64_t lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!row_reduction(s) || has_kind(s, LoopKind::vectorized)) continue;
+    const std::string r = s.loops.back().name;
+    const std::string ro = fresh_loop(s, r + ".vo"), ri = fresh_loop(s, r + ".vi");
+    const std::string rf = fresh_stage(p, s.name + "_rf");
+    MoveGroup mg{s.name, {}};
+    mg.moves.push_back(prim(fmt::format("split {} {} {} {}", ref(s, r), ro, ri, lanes)));
+    mg.moves.push_back(prim(fmt::format("rfactor {} {}", ref(s, ri), rf)));
+    // The partials' loops: pure loops, then the reduction's: put the lanes innermost.
+    std::string order = "reorder " + rf;
+    for (const auto& l : s.loops)
+      if (l.name != r) order += " " + l.name;
+    order += " " + ro + " " + ri;
+    mg.moves.push_back(prim(order));
+    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", rf, ri, lanes)));
+    std::vector<std::string> pl = pure_loops(s);
+    if (!pl.empty()) mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
+    g.push_back(std::move(mg));
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_parallel_outer(const Pipeline& p, const Knobs&,
+                                                      const MoveContext& ctx) {
+  std::vector<MoveGroup> g;
+  if (ctx.threads <= 1) return g;
+  for (const Stage& s : p.stages) {
+    if (s.compute.kind != ComputeKind::root || s.loops.empty()) continue;
+    if (has_kind(s, LoopKind::parallel)) continue;
+    const sched::Loop& outer = s.loops.front();
+    if (!pure(outer) || outer.kind != LoopKind::serial) continue;
+    g.push_back({s.name, {prim("parallel " + ref(s, outer.name))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_fuse_parallel_loops(const Pipeline& p, const Knobs&,
+                                                           const MoveContext& ctx) {
+  std::vector<MoveGroup> g;
+  if (ctx.threads <= 1) return g;
+  for (const Stage& s : p.stages) {
+    if (s.compute.kind != ComputeKind::root || s.loops.size() < 3) continue;
+    if (has_kind(s, LoopKind::parallel)) continue;
+    const sched::Loop &a = s.loops[0], &b = s.loops[1];
+    if (!pure(a) || !pure(b) || a.kind != LoopKind::serial || b.kind != LoopKind::serial) continue;
+    const std::string f = fresh_loop(s, a.name + "_" + b.name);
+    g.push_back({s.name,
+                 {prim(fmt::format("fuse {} {} {} {}", s.name, a.name, b.name, f)),
+                  prim("parallel " + ref(s, f))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const Knobs& k,
+                                                      const MoveContext&) {
+  const int64_t mr = knob(k, "mr", 6), nr = knob(k, "nr", 32), lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!gemm_like(s) || s.compute.kind != ComputeKind::root) continue;
+    if (accumulator_of(p, s) >= 0) continue;
+    // The loops must still be the default ones (this strategy owns the stage's nest).
+    if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
+    const std::string i = s.vars[s.vars.size() - 2].name, j = s.vars.back().name;
+    const std::string acc = fresh_stage(p, s.name + "_acc");
+    const std::string io = i + ".o", ii = i + ".i", jo = j + ".o", ji = j + ".i";
+    MoveGroup mg{s.name, {}};
+    mg.moves.push_back(prim(fmt::format("cache_write {} {}", s.name, acc)));
+    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, i, io, ii, mr)));
+    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, j, jo, ji, nr)));
+    std::string order = "reorder " + s.name;
+    for (size_t v = 0; v + 2 < s.vars.size(); ++v) order += " " + s.vars[v].name;
+    order += fmt::format(" {} {} {} {}", jo, io, ii, ji);
+    mg.moves.push_back(prim(order));
+    mg.moves.push_back(prim(fmt::format("unroll {}.{}", s.name, ii)));
+    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, ji, lanes)));
+    mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", acc, s.name, io)));
+    std::string acc_order = "reorder " + acc;
+    for (size_t v = 0; v + 2 < s.vars.size(); ++v) acc_order += " " + s.vars[v].name;
+    for (int rv : s.loop_rvars()) acc_order += " " + s.reduce_vars[rv].name;
+    acc_order += " " + i + " " + j;
+    mg.moves.push_back(prim(acc_order));
+    mg.moves.push_back(prim(fmt::format("unroll {}.{}", acc, i)));
+    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", acc, j, lanes)));
+    g.push_back(std::move(mg));
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Knobs& k,
+                                                    const MoveContext&) {
+  const int64_t lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    const int ai = accumulator_of(p, s);
+    if (ai < 0) continue;
+    const Stage& acc = p.stages[ai];
+    if (acc.compute.kind != ComputeKind::at || acc.vars.size() < 2) continue;
+    const std::string j = acc.vars.back().name;
+    // The j.o loop of the stage the tile lives in: the panel is packed once per column tile.
+    std::string jo;
+    for (const auto& sp : s.splits)
+      if (sp.kind == sched::SplitKind::split && sp.parent == j) jo = sp.outer;
+    if (jo.empty()) continue;
+    for (const auto& a : accesses(acc.body)) {
+      if (a.kind != te::RefKind::input) continue;
+      auto pos = std::find(a.index_vars.begin(), a.index_vars.end(), j);
+      if (pos == a.index_vars.end()) continue;
+      if (std::find(a.index_vars.begin(), a.index_vars.end(), "") != a.index_vars.end()) continue;
+      const std::string packed = fresh_stage(p, a.tensor + "_pk");
+      MoveGroup mg{s.name, {}};
+      mg.moves.push_back(prim(fmt::format("cache_read {} {} {}", a.tensor, acc.name, packed)));
+      const bool transposed = a.index_vars.back() != j;
+      if (transposed) {
+        std::string order = "reorder_storage " + packed;
+        for (const auto& v : a.index_vars)
+          if (v != j) order += " " + v;
+        order += " " + j;
+        mg.moves.push_back(prim(order));
+      }
+      mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", packed, s.name, jo)));
+      if (!transposed) mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", packed, j, lanes)));
+      g.push_back(std::move(mg));
+      break;
+    }
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_unroll_reduction(const Pipeline& p, const Knobs& k,
+                                                        const MoveContext&) {
+  const int64_t u = knob(k, "unroll", 4);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!s.reduction || !computed(s) || s.is_recurrence() || s.where_split) continue;
+    // The outermost reduce loop of a register tile (k of C_acc), or the innermost reduce loop.
+    if (!s.note.starts_with("cache_write of")) continue;
+    std::string r;
+    for (const auto& l : s.loops)
+      if (l.reduce) { r = l.name; break; }
+    if (r.empty()) continue;
+    const std::string ro = fresh_loop(s, r + ".uo"), ri = fresh_loop(s, r + ".ui");
+    g.push_back({s.name,
+                 {prim(fmt::format("split {} {} {} {}", ref(s, r), ro, ri, u)),
+                  prim(fmt::format("unroll {}", ref(s, ri)))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_accumulate_locally(const Pipeline& p, const Knobs&,
+                                                          const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!s.reduction || s.compute.kind != ComputeKind::root || s.is_recurrence()) continue;
+    if (accumulator_of(p, s) >= 0 || s.vars.size() < 2 || gemm_like(s) == false) continue;
+    std::vector<std::string> pl = pure_loops(s);
+    if (pl.size() < 2) continue;
+    const std::string acc = fresh_stage(p, s.name + "_row");
+    g.push_back({s.name,
+                 {prim(fmt::format("cache_write {} {}", s.name, acc)),
+                  prim(fmt::format("compute_at {} {}", acc, ref(s, pl.front())))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_tile_2d(const Pipeline& p, const Knobs& k,
+                                               const MoveContext&) {
+  const int64_t ti = knob(k, "ti", 32), tj = knob(k, "tj", 64);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (s.compute.kind != ComputeKind::root || s.reduction || s.loops.size() < 2) continue;
+    if (!s.splits.empty() || has_kind(s, LoopKind::vectorized)) continue;
+    const sched::Loop &a = s.loops[s.loops.size() - 2], &b = s.loops.back();
+    if (!pure(a) || !pure(b)) continue;
+    g.push_back({s.name, {prim(fmt::format("tile {} {} {} {} {}", s.name, a.name, b.name, ti, tj))}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_unroll_inner(const Pipeline& p, const Knobs& k,
+                                                    const MoveContext&) {
+  const int64_t u = knob(k, "unroll", 4);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!computed(s) || s.loops.size() < 2 || is_cache_stage(s)) continue;
+    if (has_kind(s, LoopKind::unrolled)) continue;
+    // The loop just outside a vectorized innermost loop, when it is serial and pure.
+    if (s.loops.back().kind != LoopKind::vectorized) continue;
+    const sched::Loop& l = s.loops[s.loops.size() - 2];
+    if (!pure(l) || l.kind != LoopKind::serial) continue;
+    const std::string lo = fresh_loop(s, l.name + ".uo"), li = fresh_loop(s, l.name + ".ui");
+    g.push_back({s.name,
+                 {prim(fmt::format("split {} {} {} {}", ref(s, l.name), lo, li, u)),
+                  prim(fmt::format("unroll {}", ref(s, li)))}});
+  }
+  return g;
+}
+
+PipelineFacts pipeline_facts(const Pipeline& p) {
+  PipelineFacts f;
+  f.stages = static_cast<int>(p.stages.size());
+  for (const Stage& s : p.stages) {
+    if (s.is_recurrence()) ++f.recurrences;
+    if (s.output < 0 && s.compute.kind == ComputeKind::root && !is_cache_stage(s)) {
+      ++f.intermediates_at_root;
+      if (!s.reduction && !s.is_recurrence()) ++f.pure_intermediates_at_root;
+    }
+    if (gemm_like(s)) ++f.gemm_like;
+    if (s.note.starts_with("cache_write of")) ++f.register_blocked;
+    if (s.note.starts_with("cache_read of")) ++f.packed;
+    if (row_reduction(s)) ++f.row_reductions;
+    if (!computed(s)) continue;
+    if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;
+    else ++f.unvectorized;
+    if (has_kind(s, LoopKind::parallel)) ++f.parallel;
+  }
+  return f;
+}
+
+}  // namespace kf::agents::builtin

@@ -1,0 +1,58 @@
+// The mechanical forms of the catalog's strategies (agents/strategy.h): each turns a scheduled
+// pipeline and knob values into groups of schedule primitives. They read the pipeline's current
+// state (stages, loops, where each stage is computed), so they compose: register_block then
+// pack_operand packs the operand of the tile register_block made.
+//
+//   Expected<std::vector<MoveGroup>> g = moves_vectorize_inner(p, {{"lanes", 16}}, ctx);
+//
+// A form returns the groups it would apply (possibly none: "nothing to do here"); legality is
+// the schedule layer's job (primitives.h), and the implementer skips a group it refuses.
+#pragma once
+
+#include "agents/strategy.h"
+
+namespace kf::agents::builtin {
+
+Expected<std::vector<MoveGroup>> moves_inline_elementwise(const sched::Pipeline&, const Knobs&,
+                                                          const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const sched::Pipeline&, const Knobs&,
+                                                          const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_vectorize_inner(const sched::Pipeline&, const Knobs&,
+                                                       const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_reorder_unit_stride(const sched::Pipeline&, const Knobs&,
+                                                           const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const sched::Pipeline&, const Knobs&,
+                                                         const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_parallel_outer(const sched::Pipeline&, const Knobs&,
+                                                      const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_fuse_parallel_loops(const sched::Pipeline&, const Knobs&,
+                                                           const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_register_block(const sched::Pipeline&, const Knobs&,
+                                                      const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_pack_operand(const sched::Pipeline&, const Knobs&,
+                                                    const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_unroll_reduction(const sched::Pipeline&, const Knobs&,
+                                                        const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_accumulate_locally(const sched::Pipeline&, const Knobs&,
+                                                          const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_tile_2d(const sched::Pipeline&, const Knobs&,
+                                               const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_unroll_inner(const sched::Pipeline&, const Knobs&,
+                                                    const MoveContext&);
+
+// Facts about a pipeline the planner's rules use.
+struct PipelineFacts {
+  int stages = 0;
+  int pure_intermediates_at_root = 0;  // candidates for inlining
+  int intermediates_at_root = 0;       // candidates for fusion
+  int gemm_like = 0;                   // reductions with >= 2 pure loops and a reduce loop
+  int register_blocked = 0;            // stages accumulated in a local tile
+  int packed = 0;                      // cache_read stages
+  int row_reductions = 0;              // reductions whose pure loops cannot be vectorized
+  int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
+  int unvectorized = 0;                // computed stages with no vectorized loop
+  int recurrences = 0;
+};
+PipelineFacts pipeline_facts(const sched::Pipeline& p);
+
+}  // namespace kf::agents::builtin

@@ -1,0 +1,140 @@
+// The built-in planner: rules over the evidence and the pipeline's structure. Each rule that
+// fires proposes a strategy with an expected speedup from a simple model; the best-ranked
+// strategy that has not been tried from the current best, and that has at least one legal move
+// here, becomes the plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "agents/builtin/brain.h"
+#include "agents/builtin/moves.h"
+#include "schedule/primitives.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+struct Proposal {
+  std::string strategy;
+  double expected = 1;
+  std::string why;
+};
+
+// Whether the strategy has at least one move group that applies to this pipeline.
+bool applicable(const std::string& id, const sched::Pipeline& p, const MoveContext& ctx) {
+  const Strategy* s = find_strategy(id);
+  if (!s || !s->moves) return false;
+  auto groups = s->moves(p, s->default_knobs(), ctx);
+  if (!groups) return false;
+  for (const MoveGroup& g : *groups) {
+    sched::Pipeline trial = p;
+    bool ok = true;
+    for (const auto& m : g.moves)
+      if (!sched::apply_primitive(trial, m).ok()) {
+        ok = false;
+        break;
+      }
+    if (ok) return true;
+  }
+  return false;
+}
+
+std::string describe(const Evidence& e) {
+  if (e.bound.empty()) return "not measured yet";
+  if (e.bound == "compute")
+    return fmt::format("compute-bound at {:.0f}% of the attainable {:.0f} GFLOP/s ({:.1f} GFLOP/s)",
+                       100 * e.fraction, e.gflops * e.headroom, e.gflops);
+  return fmt::format("memory-bound at {:.0f}% of the attainable bandwidth ({:.1f} of {:.1f} GB/s)",
+                     100 * e.fraction, e.gbps, e.gbps * e.headroom);
+}
+
+}  // namespace
+
+Plan BuiltinPlanner::plan(const PlanInput& in) {
+  const Evidence& e = in.evidence;
+  const PipelineFacts f = pipeline_facts(*in.pipeline);
+  const double head = std::max(1.0, e.headroom);
+  Plan plan;
+  plan.bottleneck = describe(e);
+  plan.analysis = fmt::format(
+      "{} stages: {} GEMM-like, {} register-blocked, {} packed, {} pure intermediates and {} "
+      "other intermediates at root, {} row reductions, {} of {} computed stages vectorized, {} "
+      "parallel; {} thread(s), {:.1f} CPUs busy.",
+      f.stages, f.gemm_like, f.register_blocked, f.packed, f.pure_intermediates_at_root,
+      f.intermediates_at_root - f.pure_intermediates_at_root, f.row_reductions, f.vectorized,
+      f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
+  for (const auto& s : e.findings) plan.analysis += " " + s;
+
+  if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
+    plan.strategy = "stop";
+    plan.why = fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
+                           100 * e.fraction, 100 * in.stop_fraction);
+    return plan;
+  }
+
+  std::vector<Proposal> props;
+  const bool compute = e.bound == "compute", memory = e.bound == "memory";
+  if (f.gemm_like > f.register_blocked)
+    props.push_back({"register_block", std::min(head, 8.0),
+                     "a GEMM-like reduction accumulates in memory; a register tile gives each "
+                     "loaded vector several FMAs"});
+  if (f.register_blocked > 0 && f.packed < f.register_blocked)
+    props.push_back({"pack_operand", std::min(head, 1.5),
+                     "the register tile streams a strided operand panel; packing makes it "
+                     "contiguous and cache-resident"});
+  if (f.pure_intermediates_at_root > 0)
+    props.push_back({"inline_elementwise",
+                     std::min(head, 1.0 + (memory ? 0.5 : 0.15) * f.pure_intermediates_at_root),
+                     fmt::format("{} elementwise intermediates are written and read back",
+                                 f.pure_intermediates_at_root)});
+  if (f.intermediates_at_root > f.pure_intermediates_at_root)
+    props.push_back({"fuse_into_consumer", std::min(head, memory ? 2.0 : 1.2),
+                     "row statistics are computed in separate passes; fusing keeps each row in L1"});
+  if (f.row_reductions > 0)
+    props.push_back({"rfactor_reduction", std::min(head, 4.0),
+                     "row reductions run as one scalar dependence chain"});
+  if (f.unvectorized > 0 || e.not_vectorized)
+    props.push_back({"vectorize_inner", std::min(head, compute ? 8.0 : 3.0),
+                     fmt::format("{} computed stages have no vector loop", f.unvectorized)});
+  if (f.gemm_like > f.register_blocked)
+    props.push_back({"reorder_unit_stride", std::min(head, 4.0),
+                     "the reduction walks an operand across rows; i-k-j order is unit-stride"});
+  if (e.threads > 1 && (f.parallel == 0 || e.cpus_busy < 0.75 * e.threads))
+    props.push_back({"parallel_outer", std::min(head, static_cast<double>(e.threads)),
+                     fmt::format("{:.1f} of {} CPUs busy", e.cpus_busy, e.threads)});
+  if (e.threads > 1 && e.cpus_busy < 0.75 * e.threads && f.parallel > 0)
+    props.push_back({"fuse_parallel_loops", std::min(head, 1.5),
+                     "threads idle although stages are parallel: too few outer iterations"});
+  if (f.register_blocked > 0)
+    props.push_back({"unroll_reduction", std::min(head, 1.1), "trim the micro-kernel's loop overhead"});
+  if (f.vectorized > 0)
+    props.push_back({"unroll_inner", std::min(head, compute ? 1.5 : 1.1),
+                     "several independent vector chains hide FMA latency"});
+  if (f.gemm_like > 0 && f.register_blocked == 0)
+    props.push_back({"accumulate_locally", std::min(head, 1.3),
+                     "the reduction read-modify-writes its output row in memory"});
+  if (memory) props.push_back({"tile_2d", std::min(head, 1.2), "keep a 2-D block in cache"});
+
+  std::stable_sort(props.begin(), props.end(),
+                   [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });
+  std::vector<Proposal> ok;
+  for (const Proposal& p : props) {
+    if (in.tried.count(p.strategy)) continue;
+    if (!applicable(p.strategy, *in.pipeline, in.ctx)) continue;
+    ok.push_back(p);
+  }
+  if (ok.empty()) {
+    plan.strategy = "stop";
+    plan.why = "every strategy the rules suggest was tried from this best or does not apply";
+    return plan;
+  }
+  const Strategy* s = find_strategy(ok[0].strategy);
+  plan.strategy = ok[0].strategy;
+  plan.knobs = s->default_knobs();
+  plan.expected_speedup = ok[0].expected;
+  plan.why = fmt::format("{}: {} (expect ~{:.1f}x)", s->name, ok[0].why, ok[0].expected);
+  for (size_t i = 1; i < ok.size() && i < 4; ++i)
+    plan.alternatives.push_back(fmt::format("{} (~{:.1f}x)", ok[i].strategy, ok[i].expected));
+  return plan;
+}
+
+}  // namespace kf::agents::builtin

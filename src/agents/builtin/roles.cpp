@@ -1,0 +1,165 @@
+// The built-in implementer, debugger, tester and autotuner.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "agents/builtin/brain.h"
+#include "agents/judge.h"
+#include "lower/lower.h"
+#include "schedule/primitives.h"
+#include "te/compile.h"
+
+namespace kf::agents::builtin {
+
+Expected<sched::Pipeline> pipeline_of(const sched::Pipeline& base, const Recipe& recipe,
+                                      const MoveContext& ctx) {
+  auto r = realize_recipe(base, recipe, ctx);
+  if (!r) return r.error();
+  sched::Pipeline p = base;
+  Status s = sched::apply_schedule(p, r->schedule);
+  if (!s.ok()) return s;
+  return p;
+}
+
+namespace {
+
+int recipe_threads(const Recipe& r, int requested) {
+  for (const Step& s : r.steps)
+    if (s.strategy == "thread_count") {
+      auto it = s.knobs.find("threads");
+      if (it != s.knobs.end() && it->second > 0) return static_cast<int>(std::min<int64_t>(it->second, requested));
+    }
+  return requested;
+}
+
+}  // namespace
+
+Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const ImplementInput& in,
+                                                   const std::string& origin) {
+  auto r = realize_recipe(*in.base, recipe, in.ctx);
+  if (!r) return r.error();
+  for (size_t i = 0; i < recipe.steps.size(); ++i) {
+    const Strategy* s = find_strategy(recipe.steps[i].strategy);
+    if (s && s->moves && r->applied_groups[i] == 0)
+      return Status::error(fmt::format("{} does not apply here: {}", recipe.steps[i].strategy,
+                                       r->skipped.empty() ? "nothing to transform" : r->skipped.back()));
+  }
+  r->schedule.file = "recipe";
+  auto src = generate_kernel(*in.task, r->schedule, {});
+  if (!src) return Status::error("lowering failed (a kforge bug): " + src.error().message());
+  CandidateMsg c;
+  c.source = *src;
+  c.schedule = r->schedule.to_string();
+  c.recipe = recipe;
+  c.parent = in.best ? in.best->key : "";
+  c.origin = origin;
+  c.threads = recipe_threads(recipe, in.ctx.threads);
+  c.skipped = r->skipped;
+  c.key = candidate_key(c.source, in.compile);
+  return c;
+}
+
+Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const ImplementInput& in) {
+  Recipe recipe = in.best ? in.best->recipe : Recipe{};
+  recipe.steps.push_back({plan.strategy, plan.knobs});
+  return realize(recipe, in, "builtin:" + plan.strategy);
+}
+
+DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, int attempt) {
+  DebugOutcome out;
+  out.diagnostics.message = r.message;
+  out.diagnostics.details = r.diagnostics;
+  switch (r.verdict) {
+    case Verdict::ok:
+      out.diagnostics.phase = "none";
+      return out;
+    case Verdict::compile_error:
+      out.diagnostics.phase = "compile";
+      for (const auto& d : r.compile.diagnostics)
+        if (d.severity == "error")
+          out.diagnostics.details.push_back(fmt::format("{}:{}: {}", d.line, d.column, d.message));
+      break;
+    case Verdict::wrong_answer:
+      out.diagnostics.phase = "test";
+      for (const auto& k : r.checks)
+        if (!k.passed) out.diagnostics.details.push_back(k.shape + ": " + k.detail);
+      break;
+    case Verdict::crash:
+    case Verdict::timeout:
+    case Verdict::memory_limit:
+    case Verdict::forbidden:
+    case Verdict::suspicious:
+      out.diagnostics.phase = "run";
+      break;
+  }
+  // Generated code that does not compile or computes a wrong answer is a kforge bug (lowering
+  // or codegen), not the candidate's: record it, and back out the last strategy step once.
+  const bool generated = !c.schedule.empty() || !c.recipe.steps.empty();
+  out.diagnostics.kforge_bug = generated && (r.verdict == Verdict::compile_error ||
+                                             r.verdict == Verdict::wrong_answer ||
+                                             r.verdict == Verdict::crash);
+  if (attempt == 1 && c.recipe.steps.size() > 1 && r.verdict == Verdict::timeout) {
+    // Too slow to finish in time: the step's knobs may be pathological; retry with defaults.
+    Recipe repaired = c.recipe;
+    const Strategy* s = find_strategy(repaired.steps.back().strategy);
+    if (s && repaired.steps.back().knobs != s->default_knobs()) {
+      repaired.steps.back().knobs = s->default_knobs();
+      out.repaired = repaired;
+    }
+  }
+  return out;
+}
+
+TestReport BuiltinTester::report(const RunResult& r, const RunResult* best) {
+  TestReport t;
+  t.verdict = r.verdict;
+  t.message = r.message;
+  for (const auto& k : r.checks) {
+    ++t.checks_total;
+    if (k.passed) ++t.checks_passed;
+  }
+  if (r.timing) {
+    t.median_s = r.timing->median_s;
+    t.min_s = r.timing->min_s;
+  }
+  if (r.verdict == Verdict::ok && best && best->timing && t.median_s > 0)
+    t.speedup_vs_best = best->timing->median_s / t.median_s;
+  return t;
+}
+
+Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const MeasureFn& measure,
+                              int budget) {
+  // Coordinate descent: one knob at a time, each of its candidate values, keep what is faster
+  // by more than the noise margin; repeat the sweep while it improves and budget remains.
+  constexpr double kMargin = 0.97;
+  Recipe cur = best;
+  double cur_time = best_time;
+  bool improved = true;
+  while (improved && budget > 0) {
+    improved = false;
+    for (size_t i = 0; i < cur.steps.size() && budget > 0; ++i) {
+      const Strategy* s = find_strategy(cur.steps[i].strategy);
+      if (!s) continue;
+      for (const Knob& k : s->knobs) {
+        for (int64_t v : k.values) {
+          if (budget <= 0) break;
+          auto it = cur.steps[i].knobs.find(k.name);
+          const int64_t now = it == cur.steps[i].knobs.end() ? k.initial : it->second;
+          if (v == now) continue;
+          Recipe trial = cur;
+          trial.steps[i].knobs[k.name] = v;
+          --budget;
+          auto t = measure(trial, fmt::format("autotune:{}.{}={}", s->id, k.name, v));
+          if (t && *t < kMargin * cur_time) {
+            cur = trial;
+            cur_time = *t;
+            improved = true;
+          }
+        }
+      }
+    }
+  }
+  return cur;
+}
+
+}  // namespace kf::agents::builtin

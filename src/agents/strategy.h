@@ -1,0 +1,110 @@
+// The strategy catalog: the named optimizations an expert reaches for, each with a description a
+// person or an LLM can read, the evidence that suggests it, and — where the schedule language can
+// express it — its mechanical form as schedule moves for the built-in brain.
+//
+//   const Strategy* s = find_strategy("register_block");
+//   Knobs k = s->default_knobs();                       // {"mr": 6, "nr": 32, "lanes": 16}
+//   Expected<std::vector<MoveGroup>> g = s->moves(pipeline, k);
+//   // each group is applied atomically by the implementer; a group that is illegal for the
+//   // pipeline is skipped with its reason, the others still apply
+//
+// A candidate of the built-in brain is a Recipe: the list of strategy applications (with their
+// knob values) that, replayed from the default schedule, produce its schedule trace. The
+// autotuner changes knob values and replays; the planner appends strategies.
+//
+// The catalog is one explicit list (strategy_catalog.cpp), never registered by static
+// initializers. A strategy with no mechanical form (moves == nullptr) is still in the catalog:
+// the LLM brain and the human can apply it; the built-in planner never picks it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/machine.h"
+#include "schedule/pipeline.h"
+#include "schedule/trace.h"
+#include "support/status.h"
+
+namespace kf::agents {
+
+using Knobs = std::map<std::string, int64_t>;
+
+// A numeric parameter of a strategy and the values the autotuner tries.
+struct Knob {
+  std::string name;
+  int64_t initial = 0;
+  std::vector<int64_t> values;  // candidates for the autotuner, including `initial`
+  std::string meaning;
+};
+
+// Primitives that go together (e.g. split + reorder + vectorize of one stage): all or none.
+struct MoveGroup {
+  std::string target;  // the stage, for messages
+  std::vector<sched::Primitive> moves;
+};
+
+// What a mechanical form may know besides the pipeline: the machine and the thread count.
+struct MoveContext {
+  const MachineInfo* machine = nullptr;
+  int threads = 1;
+};
+
+using MovesFn = Expected<std::vector<MoveGroup>> (*)(const sched::Pipeline&, const Knobs&,
+                                                     const MoveContext&);
+
+enum class StrategyScope { generic, cpu };
+
+struct Strategy {
+  std::string id;           // snake_case, stable: stored in plans and recipes
+  std::string name;         // "Register-block the reduction"
+  StrategyScope scope = StrategyScope::generic;
+  std::string description;  // what it does and why it helps
+  std::string evidence;     // what in a profile or a spec suggests it
+  std::vector<Knob> knobs;
+  MovesFn moves = nullptr;  // nullptr: no schedule moves
+  // Strategies the built-in brain applies through the autotuner instead of moves: the knob it
+  // tunes ("threads", "lanes"). Empty with no moves: LLM brain and human only.
+  std::string tuned_knob;
+
+  Knobs default_knobs() const;
+  bool mechanical() const { return moves != nullptr || !tuned_knob.empty(); }
+};
+
+// The whole catalog, in a fixed order.
+const std::vector<Strategy>& strategy_catalog();
+// nullptr when unknown.
+const Strategy* find_strategy(const std::string& id);
+
+// One application of a strategy in a recipe.
+struct Step {
+  std::string strategy;
+  Knobs knobs;
+  nlohmann::json to_json() const;
+  static Expected<Step> from_json(const nlohmann::json& j);
+};
+
+struct Recipe {
+  std::vector<Step> steps;
+  nlohmann::json to_json() const;
+  static Expected<Recipe> from_json(const nlohmann::json& j);
+  std::string to_string() const;  // "register_block(mr=6,nr=32) + parallel_outer()"
+  bool has(const std::string& strategy) const;
+};
+
+// The result of replaying a recipe on the default pipeline: the schedule trace, and for each
+// step the groups that did not apply (with the reason).
+struct Realized {
+  sched::Schedule schedule;
+  std::vector<std::string> skipped;  // "vectorize_inner on y_r: cannot vectorize y_r.i: ..."
+  std::vector<int> applied_groups;   // per step: how many groups applied
+};
+
+// Replays `recipe` on a copy of `base` (the default pipeline). Fails only when a step names an
+// unknown or non-mechanical strategy.
+Expected<Realized> realize_recipe(const sched::Pipeline& base, const Recipe& recipe,
+                                  const MoveContext& ctx);
+
+}  // namespace kf::agents

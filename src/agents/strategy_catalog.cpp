@@ -1,0 +1,187 @@
+// The strategy catalog: one explicit, ordered list (no static registration). Descriptions are
+// written for a person or an LLM; `evidence` names what in a profile or a spec points here.
+#include "agents/builtin/moves.h"
+#include "agents/strategy.h"
+
+namespace kf::agents {
+namespace {
+
+using namespace builtin;
+
+std::vector<Strategy> make_catalog() {
+  const Knob lanes{"lanes", 16, {8, 16}, "vector lanes (16 = one AVX-512 register of f32)"};
+  return {
+      // ---- Generic, with schedule moves -------------------------------------------------
+      {"inline_elementwise", "Inline elementwise stages", StrategyScope::generic,
+       "Substitute every pure elementwise intermediate into its readers so it is never "
+       "written to memory and read back; the work moves into the consumer's loop.",
+       "Memory-bound; intermediates computed at root; bytes moved far above the compulsory "
+       "traffic of inputs and outputs.",
+       {}, moves_inline_elementwise},
+      {"fuse_into_consumer", "Fuse producers into consumers", StrategyScope::generic,
+       "Compute each intermediate (e.g. a row's max or sum) inside its consumer's outer loop, "
+       "for just the region the consumer needs, so it stays in L1 between producer and consumer.",
+       "Memory-bound pipeline of several passes over the same rows; working set beyond L2.",
+       {{"depth", 0, {0}, "which of the consumer's loops (0 = outermost) hosts the producer; deeper recomputes per element"}},
+       moves_fuse_into_consumer},
+      {"vectorize_inner", "Vectorize the innermost loop", StrategyScope::generic,
+       "Run the innermost unit-stride loop of every stage as SIMD vectors; tails are masked.",
+       "Compiler report: hot loops not vectorized; few packed FMAs in the disassembly.",
+       {lanes}, moves_vectorize_inner},
+      {"reorder_unit_stride", "Reorder for unit stride", StrategyScope::generic,
+       "Move the loop that walks an operand's contiguous dimension innermost (i-k-j GEMM order), "
+       "so loads are unit-stride and the inner loop vectorizes.",
+       "A reduction innermost over a strided operand; vectorization report: 'complicated access'.",
+       {}, moves_reorder_unit_stride},
+      {"rfactor_reduction", "Vector partial sums (rfactor)", StrategyScope::generic,
+       "Split a row reduction into lanes of independent partial results held in one vector, "
+       "combined once at the end: the reduction runs at vector speed without a dependence chain.",
+       "Row reductions (norms, softmax sums) not vectorized; latency-bound reduction loop.",
+       {lanes}, moves_rfactor_reduction},
+      {"parallel_outer", "Parallelize the outer loop", StrategyScope::generic,
+       "Run the outermost independent loop of each stage on all threads (OpenMP).",
+       "Software counters: one CPU busy while several threads were requested.",
+       {}, moves_parallel_outer},
+      {"register_block", "Register-block the reduction", StrategyScope::generic,
+       "Accumulate an MR x NR tile of the output in vector registers across the whole reduction "
+       "(the micro-kernel of BLAS-style GEMM): each loaded operand vector feeds MR FMAs.",
+       "Compute-bound GEMM-like stage far below the FMA peak; loads per FMA above 1.",
+       {{"mr", 6, {4, 6, 8}, "rows of the register tile"},
+        {"nr", 32, {16, 32, 48}, "columns of the register tile (a multiple of lanes)"},
+        lanes},
+       moves_register_block},
+      {"pack_operand", "Pack an operand panel", StrategyScope::generic,
+       "Copy the operand panel a register tile streams (K x NR of B, transposed if needed) into "
+       "a contiguous buffer once per column tile, so the micro-kernel reads it unit-stride from "
+       "L1/L2 and never strides across rows or pages.",
+       "Register-blocked GEMM below ~70% of peak; strided or transposed operand (W[o, i]).",
+       {lanes}, moves_pack_operand},
+      {"unroll_reduction", "Unroll the reduction loop", StrategyScope::generic,
+       "Unroll the micro-kernel's reduction loop to cut loop overhead and let the compiler "
+       "schedule loads ahead of the FMAs.",
+       "Register-blocked kernel; loop-control instructions a visible share of the hot loop.",
+       {{"unroll", 4, {2, 4, 8}, "reduction steps per iteration"}}, moves_unroll_reduction},
+      {"accumulate_locally", "Accumulate in a local buffer", StrategyScope::generic,
+       "Accumulate a row of a reduction in a local buffer (cache_write at the row loop) and copy "
+       "it out once, instead of read-modify-writing the output in memory at every step.",
+       "Reduction reordered for unit stride with its accumulator in memory.",
+       {}, moves_accumulate_locally},
+      {"tile_2d", "Tile for cache", StrategyScope::generic,
+       "Split two nested loops into tiles so a block of both operands stays in cache while it is "
+       "reused (transposes, stencils, outer products).",
+       "Working set beyond L2 with reuse across the outer loop.",
+       {{"ti", 32, {16, 32, 64}, "tile rows"}, {"tj", 64, {32, 64, 128}, "tile columns"}},
+       moves_tile_2d},
+      {"unroll_inner", "Unroll around the vector loop", StrategyScope::generic,
+       "Unroll the loop just outside the vectorized one so several independent vectors are in "
+       "flight (hides FMA latency: 4 cycles x 2 per cycle needs 8 independent chains).",
+       "Vectorized but below peak; one accumulator chain per loop.",
+       {{"unroll", 4, {2, 4, 8}, "copies of the body"}}, moves_unroll_inner},
+      {"fuse_parallel_loops", "Fuse loops for more parallelism", StrategyScope::generic,
+       "Fuse the two outer loops into one before parallelizing, when the outermost has fewer "
+       "iterations than threads (batch 1) or too few to balance.",
+       "Parallel loop extent small against the thread count; threads busy below requested.",
+       {}, moves_fuse_parallel_loops},
+      // ---- CPU-specific, applied by the built-in brain through the autotuner --------------
+      {"pick_vector_width", "Pick the vector width (AVX-512 vs AVX2)", StrategyScope::cpu,
+       "Choose 16-lane (zmm) or 8-lane (ymm) vectors: 512-bit halves the instruction count "
+       "where data is wide enough; 256-bit wastes less on short rows and masked tails.",
+       "Short rows or many masked tails; target ISA.",
+       {lanes}, nullptr, "lanes"},
+      {"tile_to_cache_sizes", "Tile to L1/L2 from the machine probe", StrategyScope::cpu,
+       "Size register tiles and packed panels from the measured cache sizes (L1d 48 KiB, L2 "
+       "1 MiB here): the packed panel in L2, a tile of A and the accumulators in L1/registers.",
+       "Working set of a tile beyond L1/L2 in the profile.",
+       {{"nr", 32, {16, 32, 48}, "panel width"}}, nullptr, "nr"},
+      {"thread_count", "Thread count and chunking", StrategyScope::cpu,
+       "Use fewer threads when a kernel is too small to amortize the fork/join, all of them "
+       "when it is large.",
+       "Run time per call near the parallel region's overhead; threads busy below requested.",
+       {{"threads", 0, {}, "threads for the kernel (0 = as requested)"}}, nullptr, "threads"},
+      // ---- Catalog only: the LLM brain and the human apply these --------------------------
+      {"online_softmax", "Two passes into one with online rescaling", StrategyScope::generic,
+       "Compute a running max and a running sum rescaled by exp(m_old - m_new) in one pass "
+       "(flash-attention style) instead of a max pass and a sum pass.",
+       "Softmax or log-sum-exp over long rows, memory-bound, several passes per row.",
+       {}},
+      {"hoist_invariants", "Hoist loop invariants", StrategyScope::generic,
+       "Move computations that do not depend on the inner loop's variable out of it (scale "
+       "factors, row statistics, address arithmetic).",
+       "Expensive operations (div, sqrt, exp) inside the innermost loop on row-invariant values.",
+       {}},
+      {"strength_reduce", "Divide by multiplying with a reciprocal", StrategyScope::generic,
+       "Replace a division by a row-invariant value with one reciprocal and a multiply.",
+       "Divisions in the hot loop; tolerance allows one extra rounding.",
+       {}},
+      {"change_layout", "Change an intermediate's layout", StrategyScope::generic,
+       "Store an intermediate transposed or blocked so its consumer reads it unit-stride.",
+       "A consumer reading an intermediate across its contiguous dimension.",
+       {}},
+      {"im2col_gemm", "Convolution as GEMM", StrategyScope::generic,
+       "Lower a convolution to a packed GEMM over (channel x kernel window) so the GEMM "
+       "micro-kernel does the work.",
+       "Convolution compute-bound and far below peak; large channel counts.",
+       {}},
+      {"direct_conv_blocking", "Blocked direct convolution", StrategyScope::generic,
+       "Register-block output channels x output columns and stream input rows: no im2col "
+       "buffer, each input vector reused by every channel of the block.",
+       "Small kernel windows (3x3) where im2col's extra traffic dominates.",
+       {}},
+      {"split_k_parallel", "Split the reduction across threads", StrategyScope::generic,
+       "Give each thread a slice of the reduction and combine the partial results when the "
+       "output is too small to parallelize (GEMV, a single row).",
+       "Few output elements, long reductions, idle threads.",
+       {}},
+      {"tile_k_for_l1", "Block the reduction for L1", StrategyScope::generic,
+       "Split the reduction so the slice of the packed panel one tile uses stays in L1.",
+       "Packed panel beyond L1; micro-kernel loads missing L1.",
+       {}},
+      {"recompute_vs_store", "Recompute instead of storing", StrategyScope::generic,
+       "Recompute a cheap intermediate in each consumer instead of materializing it, or store "
+       "an expensive one once instead of recomputing it per reader.",
+       "Transcendentals evaluated several times per element; or extra passes for cheap values.",
+       {}},
+      {"avoid_false_sharing", "Avoid false sharing", StrategyScope::cpu,
+       "Give each thread output chunks that are whole cache lines (64 B) so two cores never "
+       "write the same line.",
+       "Parallel stage with small per-thread chunks; scaling below the thread count.",
+       {}},
+      {"prefetch_distance", "Software prefetch", StrategyScope::cpu,
+       "Prefetch the operand a fixed distance ahead in streaming loops the hardware prefetcher "
+       "misses (page-crossing, gathered rows).",
+       "Memory-bound gather or paged access at a low fraction of bandwidth.",
+       {}},
+      {"aligned_loads", "Aligned loads and stores", StrategyScope::cpu,
+       "Peel to a 64-byte boundary so vector loads and stores never split cache lines.",
+       "Vectorized but below the L1 bandwidth; rows not a multiple of 16 floats.",
+       {}},
+      {"fast_approximations", "Fast exp/tanh/erf within tolerance", StrategyScope::cpu,
+       "Replace libm calls with vectorizable polynomial approximations accurate to the task's "
+       "tolerance.",
+       "Transcendentals dominate (GELU, softmax, SiLU); compiler report: call not vectorizable.",
+       {}},
+      {"streaming_stores", "Non-temporal stores", StrategyScope::cpu,
+       "Write outputs that are not read again with streaming stores so they bypass the cache "
+       "and do not evict the inputs.",
+       "Memory-bound, output larger than L3, write-allocate traffic visible.",
+       {}},
+      {"numa_first_touch", "First-touch placement", StrategyScope::cpu,
+       "Initialize buffers on the threads that use them so pages land near them.",
+       "Multi-socket machine; memory-bound parallel kernel scaling poorly.",
+       {}},
+      {"gather_hoisting", "Hoist gathers out of the inner loop", StrategyScope::generic,
+       "Read a data-dependent index once per row (page table, expert id) and stream the "
+       "addressed row contiguously.",
+       "Data-dependent indexing inside the innermost loop; gathers in the disassembly.",
+       {}},
+  };
+}
+
+}  // namespace
+
+const std::vector<Strategy>& strategy_catalog() {
+  static const std::vector<Strategy> catalog = make_catalog();
+  return catalog;
+}
+
+}  // namespace kf::agents

@@ -1,0 +1,169 @@
+#include "cli/optimize_command.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "modes/optimize.h"
+#include "modes/optimize_report.h"
+#include "store/sqlite_store.h"
+
+namespace kf {
+namespace {
+
+struct OptimizeArgs {
+  std::string task_dir, resume, store, out;
+  int budget_evals = 40;
+  double budget_time = 600;
+  int threads = 1;
+  std::string brain = "builtin";
+  std::string simulate, record;
+  double sim_latency = 0;
+  double min_time = 0.3;
+  int tune_budget = 6;
+  bool no_final = false, no_profile = false, quiet = false;
+};
+
+Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
+  return SqliteStore::open(path.empty() ? default_store_path() : std::filesystem::path(path));
+}
+
+int run_optimize(const OptimizeArgs& a) {
+  auto store = open_store(a.store);
+  if (!store) {
+    fmt::print(stderr, "error: {}\n", store.error().message());
+    return 2;
+  }
+  OptimizeOptions o;
+  if (!a.quiet) o.progress = [](const std::string& s) { fmt::print("{}\n", s); std::fflush(stdout); };
+  Expected<OptimizeResult> r = Status::error("no task");
+  if (!a.resume.empty()) {
+    r = resume_optimize(a.resume, **store, o);
+  } else {
+    if (a.task_dir.empty()) {
+      fmt::print(stderr, "error: name a task directory, or --resume RUN\n");
+      return 2;
+    }
+    o.task_dir = a.task_dir;
+    o.budget_evals = a.budget_evals;
+    o.budget_time_s = a.budget_time;
+    o.threads = a.threads;
+    o.brain = a.brain;
+    o.out_dir = a.out;
+    o.simulate = a.simulate;
+    o.record = a.record;
+    o.sim_latency_s = a.sim_latency;
+    o.min_time_s = a.min_time;
+    o.tune_budget = a.tune_budget;
+    o.final_run = !a.no_final;
+    o.profile = !a.no_profile;
+    r = optimize(o, **store);
+  }
+  if (!r) {
+    fmt::print(stderr, "error: {}\n", r.error().message());
+    return 2;
+  }
+  fmt::print("\n{}", optimize_summary_text(r->summary));
+  fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  return 0;
+}
+
+}  // namespace
+
+void add_optimize_command(CLI::App& app) {
+  auto a = std::make_shared<OptimizeArgs>();
+  CLI::App* cmd = app.add_subcommand("optimize", "Optimize a task's kernel autonomously");
+  cmd->add_option("task", a->task_dir, "Task directory (task.toml with a [te] spec)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--resume", a->resume, "Continue an interrupted run (its id, see `kforge runs`)");
+  cmd->add_option("--budget-evals", a->budget_evals, "Candidates to judge at most")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--budget-time", a->budget_time, "Seconds of search at most")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads,-t", a->threads, "Threads for the kernels")->check(CLI::Range(1, 256));
+  cmd->add_option("--brain", a->brain, "Brain for every role")->check(CLI::IsMember({"builtin"}));
+  cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
+  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--simulate", a->simulate,
+                  "Replay measurements from a recording instead of judging (no timing noise)");
+  cmd->add_option("--record", a->record, "Append every judged result to this recording");
+  cmd->add_option("--sim-latency", a->sim_latency, "Seconds per simulated evaluation");
+  cmd->add_option("--min-time", a->min_time, "Measured seconds per candidate during the search")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tune-budget", a->tune_budget, "Autotuner evaluations per accepted strategy")
+      ->check(CLI::Range(0, 1000));
+  cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
+  cmd->add_flag("--no-profile", a->no_profile, "Skip the compiler report and disassembly");
+  cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
+}
+
+void add_runs_commands(CLI::App& app) {
+  auto store_path = std::make_shared<std::string>();
+  CLI::App* runs = app.add_subcommand("runs", "List the runs in the store");
+  runs->add_option("--store", *store_path, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  runs->callback([store_path] {
+    auto store = open_store(*store_path);
+    if (!store) {
+      fmt::print(stderr, "error: {}\n", store.error().message());
+      throw CLI::RuntimeError(2);
+    }
+    auto list = (*store)->list_runs();
+    if (!list) {
+      fmt::print(stderr, "error: {}\n", list.error().message());
+      throw CLI::RuntimeError(2);
+    }
+    fmt::print("{:<24} {:<9} {:<10} {:<36} {:<8} {}\n", "run", "mode", "state", "task", "brain",
+               "updated");
+    for (const RunRecord& r : *list)
+      fmt::print("{:<24} {:<9} {:<10} {:<36} {:<8} {}\n", r.id, r.mode, r.state, r.task_name,
+                 r.brain, r.updated_at);
+    throw CLI::RuntimeError(0);
+  });
+
+  auto show = std::make_shared<std::pair<std::string, std::string>>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("show", "Print one run: its attempts and its result");
+  cmd->add_option("run", show->first, "Run id")->required();
+  cmd->add_option("--store", show->second, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_flag("--json", *json, "Print the run, its attempts and messages as JSON");
+  cmd->callback([show, json] {
+    auto store = open_store(show->second);
+    if (!store) {
+      fmt::print(stderr, "error: {}\n", store.error().message());
+      throw CLI::RuntimeError(2);
+    }
+    auto run = (*store)->get_run(show->first);
+    auto attempts = (*store)->attempts(show->first);
+    auto messages = (*store)->messages(show->first);
+    if (!run || !attempts || !messages) {
+      fmt::print(stderr, "error: {}\n",
+                 !run ? run.error().message()
+                      : (!attempts ? attempts.error().message() : messages.error().message()));
+      throw CLI::RuntimeError(2);
+    }
+    if (*json) {
+      nlohmann::json j = run->to_json();
+      j["attempts"] = nlohmann::json::array();
+      for (const auto& a : *attempts) j["attempts"].push_back(a.to_json());
+      j["messages"] = nlohmann::json::array();
+      for (const auto& m : *messages) j["messages"].push_back(m.to_json());
+      std::cout << j.dump(2) << "\n";
+      throw CLI::RuntimeError(0);
+    }
+    fmt::print("run {} ({} on {}, brain {}): {}, created {}, updated {}\n", run->id, run->mode,
+               run->task_name, run->brain, run->state, run->created_at, run->updated_at);
+    fmt::print("{} attempts, {} messages\n", attempts->size(), messages->size());
+    for (const auto& a : *attempts)
+      fmt::print("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}\n", a.seq, a.kind, a.strategy, a.verdict,
+                 a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
+                 a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
+    if (run->state == "finished" && run->summary.is_object() && run->summary.contains("best"))
+      fmt::print("\n{}", optimize_summary_text(run->summary));
+    else if (run->state == "running")
+      fmt::print("\nnot finished: `kforge optimize --resume {}` continues it\n", run->id);
+    throw CLI::RuntimeError(0);
+  });
+}
+
+}  // namespace kf

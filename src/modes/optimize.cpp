@@ -1,0 +1,424 @@
+// The optimize loop (see optimize.h for the cycle and the resume design).
+#include "modes/optimize.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "agents/builtin/brain.h"
+#include "agents/judge.h"
+#include "agents/roles.h"
+#include "harness/machine.h"
+#include "modes/optimize_evidence.h"
+#include "modes/optimize_report.h"
+#include "schedule/pipeline.h"
+#include "te/compile.h"
+
+namespace kf {
+namespace {
+
+using agents::CandidateMsg;
+using agents::Recipe;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+class Loop {
+ public:
+  Loop(OptimizeOptions o, Store& store, std::string run_id, bool resuming)
+      : o_(std::move(o)), store_(store), run_id_(std::move(run_id)), resuming_(resuming) {}
+
+  Expected<OptimizeResult> run();
+
+ private:
+  Status setup();
+  Expected<RunResult> measure(const CandidateMsg& c, const std::string& kind,
+                              const std::string& strategy);
+  Status attempt_without_evaluation(const std::string& kind, const std::string& strategy,
+                                    const std::string& verdict, const nlohmann::json& detail);
+  Status message(const std::string& from, const std::string& to, const std::string& type,
+                 const nlohmann::json& body);
+  bool budget_left() const {
+    return evals_ < o_.budget_evals && now_s() - started_ < o_.budget_time_s;
+  }
+  void say(const std::string& line) const {
+    if (o_.progress) o_.progress(line);
+  }
+  EvalOptions eval_options(int threads) const;
+  agents::ImplementInput implement_input(const CandidateMsg* best) const;
+  Expected<RunResult> final_run();
+
+  OptimizeOptions o_;
+  Store& store_;
+  std::string run_id_;
+  bool resuming_;
+  Task task_;
+  std::optional<sched::Pipeline> base_;
+  agents::Brain brain_;
+  agents::HarnessJudge harness_;
+  std::unique_ptr<agents::RecordedJudge> recorded_;
+  std::unique_ptr<agents::RecordingJudge> recording_;
+  agents::Judge* judge_ = nullptr;
+  MachineInfo machine_;
+  std::string machine_id_, task_identity_;
+  double started_ = 0;
+  int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
+  int evals_ = 0, reused_ = 0;
+  double naive_median_ = 0;
+  CandidateMsg best_;
+  RunResult best_result_;
+  std::vector<nlohmann::json> journey_;
+};
+
+Status Loop::setup() {
+  auto task = load_task(o_.task_dir);
+  if (!task) return task.error();
+  task_ = std::move(*task);
+  if (task_.te_spec.empty())
+    return Status::error(task_.name + " has no TE spec: the built-in brain needs one to generate "
+                         "kernels (the LLM brain, not built yet, will not)");
+  auto program = te::compile_spec(task_);
+  if (!program) return program.error();
+  base_ = sched::make_pipeline(*program, task_);
+  auto brain = agents::make_brain(o_.brain);
+  if (!brain) return brain.error();
+  brain_ = std::move(*brain);
+  machine_ = describe_machine(o_.cxx);
+  if (o_.simulate.empty()) {
+    auto m = probe_machine({.cxx = o_.cxx});
+    if (!m) return m.error().with_context("machine probe");
+    machine_ = *m;
+    judge_ = &harness_;
+    machine_id_ = machine_.fingerprint;
+  } else {
+    auto rj = agents::RecordedJudge::open(o_.simulate);
+    if (!rj) return rj.error();
+    recorded_ = std::move(*rj);
+    recorded_->set_latency(o_.sim_latency_s);
+    judge_ = recorded_.get();
+    machine_id_ = "simulated:" + machine_.fingerprint;
+  }
+  if (!o_.record.empty()) {
+    recording_ = std::make_unique<agents::RecordingJudge>(*judge_, o_.record);
+    judge_ = recording_.get();
+  }
+  task_identity_ = task_.name + ":" + task_.content_hash();
+  if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
+  if (resuming_) {
+    auto a = store_.next_attempt_seq(run_id_);
+    if (!a) return a.error();
+    auto m = store_.next_message_seq(run_id_);
+    if (!m) return m.error();
+    stored_attempts_ = *a - 1;
+    stored_messages_ = *m - 1;
+  }
+  return {};
+}
+
+EvalOptions Loop::eval_options(int threads) const {
+  EvalOptions e;
+  e.threads = threads;
+  e.seed = o_.seed;
+  e.time_reference = false;
+  e.min_time_s = o_.min_time_s;
+  // A candidate far slower than the best is not worth measuring to the end.
+  if (best_result_.timing && best_result_.timing->median_s > 0)
+    e.run_timeout_s = std::max(2.0, 40 * best_result_.timing->median_s);
+  e.compile.cxx = o_.cxx;
+  e.machine = machine_limits(machine_, threads);
+  if (o_.simulate.empty()) e.remeasure = remeasure_machine(threads, o_.cxx);
+  return e;
+}
+
+agents::ImplementInput Loop::implement_input(const CandidateMsg* best) const {
+  agents::ImplementInput in;
+  in.task = &task_;
+  in.base = &*base_;
+  in.best = best;
+  in.ctx = {&machine_, o_.threads};
+  in.compile.cxx = o_.cxx;
+  return in;
+}
+
+Status Loop::message(const std::string& from, const std::string& to, const std::string& type,
+                     const nlohmann::json& body) {
+  const int seq = ++message_seq_;
+  if (seq <= stored_messages_) return {};  // written before the interruption
+  return store_.put_message({.run_id = run_id_, .seq = seq, .from_role = from, .to_role = to,
+                             .type = type, .body = body});
+}
+
+Status Loop::attempt_without_evaluation(const std::string& kind, const std::string& strategy,
+                                        const std::string& verdict, const nlohmann::json& detail) {
+  const int seq = ++attempt_seq_;
+  journey_.push_back({{"seq", seq}, {"kind", kind}, {"strategy", strategy}, {"verdict", verdict},
+                      {"detail", detail}});
+  if (seq <= stored_attempts_) return {};
+  return store_.put_attempt({.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
+                             .verdict = verdict, .detail = detail});
+}
+
+Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
+                                  const std::string& strategy) {
+  KF_RETURN_IF_ERROR(store_.put_candidate(
+      {.key = c.key, .source = c.source, .schedule = c.schedule, .knobs = c.recipe.to_json(),
+       .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", brain_.name}}}));
+  const std::string identity = kind == "final" ? task_identity_ + ":final" : task_identity_;
+  const std::string ekey = evaluation_key(c.key, identity, machine_id_, c.threads);
+  auto found = store_.find_evaluation(ekey);
+  if (!found) return found.error();
+  RunResult r;
+  const bool fresh = !found->has_value();
+  if (!fresh) {
+    auto back = RunResult::from_json((*found)->result);
+    if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
+    r = *back;
+    ++reused_;
+  } else {
+    EvalOptions e = eval_options(c.threads);
+    if (kind == "final") {
+      e.time_reference = true;
+      e.time_baseline = task_.baseline.has_value();
+      e.min_time_s = o_.final_min_time_s;
+    }
+    auto judged = judge_->judge(task_, c.source, e);
+    if (!judged) return judged.error();
+    r = *judged;
+  }
+  ++evals_;
+  const double median = r.timing ? r.timing->median_s : 0;
+  const double speedup = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0;
+  const int seq = ++attempt_seq_;
+  AttemptRecord a{.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
+                  .candidate_key = c.key, .evaluation_key = ekey,
+                  .verdict = std::string(verdict_name(r.verdict)), .median_s = median,
+                  .speedup = speedup,
+                  .detail = {{"origin", c.origin}, {"recipe", c.recipe.to_string()},
+                             {"message", r.message}, {"reused", !fresh},
+                             {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
+  journey_.push_back(a.to_json());
+  if (seq > stored_attempts_) {
+    if (fresh) {
+      EvaluationRecord ev{.key = ekey, .candidate_key = c.key, .task = task_.name,
+                          .machine = machine_id_, .threads = c.threads,
+                          .verdict = a.verdict, .median_s = median,
+                          .min_s = r.timing ? r.timing->min_s : 0, .result = r.to_json()};
+      KF_RETURN_IF_ERROR(store_.record_evaluation(ev, a));
+    } else {
+      KF_RETURN_IF_ERROR(store_.put_attempt(a));
+    }
+  }
+  say(fmt::format("[{:>3}/{}] {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}", evals_, o_.budget_evals,
+                  kind, c.recipe.steps.empty() ? "default schedule" : c.origin,
+                  verdict_name(r.verdict),
+                  median > 0 ? fmt::format("{:.3f} ms", median * 1e3) : "-",
+                  speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-",
+                  r.roofline ? fmt::format("{:.0f}%", 100 * r.roofline->fraction) : "-",
+                  fresh ? "" : "  (stored)"));
+  return r;
+}
+
+Expected<OptimizeResult> Loop::run() {
+  KF_RETURN_IF_ERROR(setup());
+  if (!resuming_) {
+    started_ = now_s();
+    nlohmann::json opts = o_.to_json();
+    opts["started_epoch_s"] = started_;
+    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_, .task_dir = o_.task_dir.string(),
+                                          .task_name = task_.name, .mode = "optimize",
+                                          .brain = brain_.name, .options = opts}));
+  } else {
+    auto run = store_.get_run(run_id_);
+    if (!run) return run.error();
+    started_ = run->options.value("started_epoch_s", now_s());
+  }
+  say(fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)", run_id_,
+                  task_.name, o_.threads, o_.budget_evals, o_.budget_time_s));
+
+  auto naive = brain_.implementer->realize({}, implement_input(nullptr), "naive");
+  if (!naive) return naive.error().with_context("the default schedule (a kforge bug)");
+  auto first = measure(*naive, "baseline", "default");
+  if (!first) return first.error();
+  if (first->verdict != Verdict::ok || !first->timing)
+    return Status::error("the default schedule was judged " +
+                         std::string(verdict_name(first->verdict)) + ": " + first->message +
+                         " (a kforge bug)");
+  best_ = *naive;
+  best_result_ = *first;
+  naive_median_ = first->timing->median_s;
+
+  EvidenceCache evidence_cache;
+  std::set<std::string> tried;
+  std::string stop_reason = "budget spent";
+  while (budget_left()) {
+    auto pipeline = agents::builtin::pipeline_of(*base_, best_.recipe, {&machine_, o_.threads});
+    if (!pipeline) return pipeline.error().with_context("replaying the best recipe (a kforge bug)");
+    agents::PlanInput pi;
+    pi.task = &task_;
+    pi.pipeline = &*pipeline;
+    pi.recipe = &best_.recipe;
+    pi.evidence = evidence_cache.get(task_, best_, best_result_, machine_, o_);
+    pi.tried = tried;
+    pi.ctx = {&machine_, o_.threads};
+    pi.stop_fraction = o_.stop_fraction;
+    KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
+    agents::Plan plan = brain_.planner->plan(pi);
+    KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
+    if (plan.strategy == "stop") {
+      stop_reason = plan.why;
+      break;
+    }
+    auto cand = brain_.implementer->implement(plan, implement_input(&best_));
+    if (!cand) {
+      tried.insert(plan.strategy);
+      KF_RETURN_IF_ERROR(attempt_without_evaluation("plan", plan.strategy, "not_applicable",
+                                                    {{"message", cand.error().message()}}));
+      continue;
+    }
+    KF_RETURN_IF_ERROR(message("implementer", "tester", "Candidate", cand->to_json()));
+    auto r = measure(*cand, "plan", plan.strategy);
+    if (!r) return r.error();
+    auto report = brain_.tester->report(*r, &best_result_);
+    KF_RETURN_IF_ERROR(message("tester", "planner", "TestReport", report.to_json()));
+    if (r->verdict != Verdict::ok) {
+      auto d = brain_.debugger->debug(*cand, *r, 1);
+      KF_RETURN_IF_ERROR(message("debugger", "planner", "Diagnostics", d.diagnostics.to_json()));
+      if (d.diagnostics.kforge_bug)
+        say("  kforge bug recorded: generated code was judged " +
+            std::string(verdict_name(r->verdict)) + ": " + r->message);
+      bool repaired = false;
+      if (d.repaired && budget_left()) {
+        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_), "debugger:" + plan.strategy);
+        if (c2) {
+          auto r2 = measure(*c2, "debug", plan.strategy);
+          if (!r2) return r2.error();
+          if (r2->verdict == Verdict::ok) {
+            cand = c2;
+            r = r2;
+            repaired = true;
+          }
+        }
+      }
+      if (!repaired) {
+        tried.insert(plan.strategy);
+        continue;
+      }
+    }
+    const double best_median = best_result_.timing->median_s;
+    if (!r->timing || r->timing->median_s >= 0.97 * best_median) {
+      tried.insert(plan.strategy);
+      continue;
+    }
+    best_ = *cand;
+    best_result_ = *r;
+    tried.clear();
+    KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
+    // Tune the knobs of the recipe that just won.
+    const int tune = std::min(o_.tune_budget, o_.budget_evals - evals_);
+    if (tune <= 0) continue;
+    std::optional<Status> failure;
+    agents::MeasureFn fn = [&](const Recipe& recipe, const std::string& origin) -> std::optional<double> {
+      if (failure || !budget_left()) return std::nullopt;
+      auto c = brain_.implementer->realize(recipe, implement_input(&best_), origin);
+      if (!c) return std::nullopt;
+      auto t = measure(*c, "tune", origin);
+      if (!t) {
+        failure = t.error();
+        return std::nullopt;
+      }
+      if (t->verdict != Verdict::ok || !t->timing) return std::nullopt;
+      if (t->timing->median_s < best_result_.timing->median_s) {
+        best_ = *c;
+        best_result_ = *t;
+      }
+      return t->timing->median_s;
+    };
+    brain_.autotuner->tune(best_.recipe, best_result_.timing->median_s, fn, tune);
+    if (failure) return *failure;
+    KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
+  }
+  if (!budget_left() && stop_reason == "budget spent")
+    stop_reason = evals_ >= o_.budget_evals ? "evaluation budget spent" : "time budget spent";
+  say("stop: " + stop_reason);
+
+  OptimizeResult out;
+  out.run_id = run_id_;
+  out.best = best_;
+  out.best_result = best_result_;
+  out.evaluations = evals_;
+  out.attempts = attempt_seq_;
+  out.reused = reused_;
+  out.stop_reason = stop_reason;
+  if (o_.final_run) {
+    auto f = measure(best_, "final", "final");
+    if (!f) return f.error();
+    out.final_result = *f;
+  }
+  out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
+  out.summary = optimize_summary(task_, o_, out, naive_median_, journey_);
+  KF_RETURN_IF_ERROR(write_optimize_outputs(task_, out));
+  KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json OptimizeOptions::to_json() const {
+  return {{"task_dir", task_dir.string()}, {"budget_evals", budget_evals},
+          {"budget_time_s", budget_time_s}, {"threads", threads},
+          {"brain", brain},                 {"out_dir", out_dir.string()},
+          {"cxx", cxx},                     {"min_time_s", min_time_s},
+          {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
+          {"tune_budget", tune_budget},     {"final_run", final_run},
+          {"profile", profile},             {"seed", seed},
+          {"simulate", simulate},           {"record", record},
+          {"sim_latency_s", sim_latency_s}};
+}
+
+Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("task_dir")) return Status::error("run options: missing task_dir");
+  try {
+    OptimizeOptions o;
+    o.task_dir = j["task_dir"].get<std::string>();
+    o.budget_evals = j.value("budget_evals", o.budget_evals);
+    o.budget_time_s = j.value("budget_time_s", o.budget_time_s);
+    o.threads = j.value("threads", o.threads);
+    o.brain = j.value("brain", o.brain);
+    o.out_dir = j.value("out_dir", std::string());
+    o.cxx = j.value("cxx", o.cxx);
+    o.min_time_s = j.value("min_time_s", o.min_time_s);
+    o.final_min_time_s = j.value("final_min_time_s", o.final_min_time_s);
+    o.stop_fraction = j.value("stop_fraction", o.stop_fraction);
+    o.tune_budget = j.value("tune_budget", o.tune_budget);
+    o.final_run = j.value("final_run", o.final_run);
+    o.profile = j.value("profile", o.profile);
+    o.seed = j.value("seed", o.seed);
+    o.simulate = j.value("simulate", std::string());
+    o.record = j.value("record", std::string());
+    o.sim_latency_s = j.value("sim_latency_s", 0.0);
+    return o;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::error(std::string("run options: ") + e.what());
+  }
+}
+
+Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store) {
+  Loop loop(options, store, new_run_id(), false);
+  return loop.run();
+}
+
+Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store,
+                                         const OptimizeOptions& overrides) {
+  auto run = store.get_run(run_id);
+  if (!run) return run.error();
+  if (run->mode != "optimize") return Status::error("run " + run_id + " is a " + run->mode + " run");
+  if (run->state == "finished") return Status::error("run " + run_id + " has finished already");
+  auto o = OptimizeOptions::from_json(run->options);
+  if (!o) return o.error();
+  o->progress = overrides.progress;
+  Loop loop(*o, store, run_id, true);
+  return loop.run();
+}
+
+}  // namespace kf

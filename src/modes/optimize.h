@@ -1,0 +1,85 @@
+// `kforge optimize`: the autonomous loop. A thin driver over the agents (agents/roles.h), the
+// judge (agents/judge.h) and the store (store/store.h):
+//
+//   naive candidate (default schedule) → judge → best
+//   loop until the budget is spent, the planner says stop, or the roofline leaves little to gain:
+//     evidence (profiler) → plan (planner) → candidate (implementer) → judge (tester)
+//       failed  → debugger: diagnostics recorded; a repaired recipe is judged once
+//       faster  → new best; autotuner tunes the new step's knobs
+//       else    → the strategy is marked tried for this best
+//   final: the best, the reference and the library baseline timed side by side
+//   out: best.cpp (the task's signature), summary.json, summary.txt
+//
+//   auto store = SqliteStore::open(default_store_path());
+//   OptimizeOptions o; o.task_dir = "bench/jaxbench/12_rmsnorm"; o.budget_evals = 30;
+//   Expected<OptimizeResult> r = optimize(o, **store);
+//
+// Design notes (resume): the loop is deterministic given the judge's results — the planner,
+// implementer and autotuner read only the task, the recipes and the stored results. Every
+// judged result is stored under its evaluation key (candidate + task + machine + threads) in the
+// same transaction as the attempt that asked for it. Resuming a run (options.resume) replays the
+// loop from the start: each evaluation already in the store is read back instead of measured,
+// attempts and messages already stored (by sequence number) are not written again, so the run
+// continues exactly where it was killed and reaches the same best as an uninterrupted run. A
+// time budget is counted from the run's stored start, so it is the one thing a resume can
+// shorten.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "agents/messages.h"
+#include "harness/run_result.h"
+#include "store/store.h"
+#include "support/status.h"
+
+namespace kf {
+
+struct OptimizeOptions {
+  std::filesystem::path task_dir;
+  int budget_evals = 40;        // judged candidates (the naive one included)
+  double budget_time_s = 600;   // wall clock of the search, final run excluded
+  int threads = 1;
+  std::string brain = "builtin";
+  std::filesystem::path out_dir;  // default: kforge-out/RUN_ID
+  std::string cxx = "g++";
+  double min_time_s = 0.3;        // measured time per candidate during the search
+  double final_min_time_s = 1.0;  // and in the final side-by-side run
+  double stop_fraction = 0.85;    // stop when the best reaches this fraction of the roofline
+  int tune_budget = 6;            // autotuner evaluations after each accepted strategy
+  bool final_run = true;          // time best, reference and baseline side by side at the end
+  bool profile = true;            // compiler report and disassembly for the planner
+  uint64_t seed = 0;              // input seed; 0: derived from the run id
+  // Simulation: replay measurements from a recording instead of judging; record: append every
+  // judged result to a recording.
+  std::string simulate, record;
+  double sim_latency_s = 0;
+  std::function<void(const std::string&)> progress;  // one line per attempt
+
+  nlohmann::json to_json() const;
+  static Expected<OptimizeOptions> from_json(const nlohmann::json& j);
+};
+
+struct OptimizeResult {
+  std::string run_id;
+  agents::CandidateMsg best;
+  RunResult best_result;
+  std::optional<RunResult> final_result;  // the side-by-side run
+  int evaluations = 0, attempts = 0, reused = 0;
+  std::string stop_reason;
+  std::filesystem::path out_dir;
+  nlohmann::json summary;
+};
+
+// A new run. Fails when the task cannot be loaded, has no TE spec (the built-in brain needs
+// one), the naive candidate fails, or the store fails.
+Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store);
+
+// Continues run `run_id` with the options it was started with (only `progress` is taken from
+// `overrides`).
+Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store,
+                                         const OptimizeOptions& overrides);
+
+}  // namespace kf

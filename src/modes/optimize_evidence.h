@@ -1,0 +1,44 @@
+// The profiler's step of the optimize loop: evidence for the planner from the best candidate's
+// judged result, plus (when enabled) the compiler's vectorization report and the instruction mix
+// (agents/profiler.h). Memoized per candidate, since the best changes rarely.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "agents/messages.h"
+#include "agents/profiler.h"
+#include "agents/roles.h"
+#include "modes/optimize.h"
+
+namespace kf {
+
+class EvidenceCache {
+ public:
+  agents::Evidence get(const Task& task, const agents::CandidateMsg& c, const RunResult& r,
+                       const MachineInfo& machine, const OptimizeOptions& o) {
+    auto it = cache_.find(c.key);
+    if (it != cache_.end()) return it->second;
+    agents::Evidence e = agents::evidence_from_result(r, c.threads);
+    if (o.profile) {
+      agents::ProfileOptions po;
+      po.cxx = o.cxx;
+      po.threads = c.threads;
+      auto p = agents::profile_candidate(task, c.source, r, machine, po);
+      if (p) {
+        e.not_vectorized = p->tags.not_vectorized;
+        e.faults_in_hot_path = e.faults_in_hot_path || p->tags.faults_in_hot_path;
+        e.findings = p->findings;
+      } else {
+        e.findings.push_back("profile unavailable: " + p.error().message());
+      }
+    }
+    cache_.emplace(c.key, e);
+    return e;
+  }
+
+ private:
+  std::map<std::string, agents::Evidence> cache_;
+};
+
+}  // namespace kf

@@ -1,0 +1,104 @@
+#include "modes/optimize_report.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace kf {
+
+nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
+                                const OptimizeResult& r, double naive_median_s,
+                                const std::vector<nlohmann::json>& journey) {
+  nlohmann::json s;
+  s["run"] = r.run_id;
+  s["task"] = task.name;
+  s["task_dir"] = o.task_dir.string();
+  s["threads"] = o.threads;
+  s["brain"] = o.brain;
+  s["evaluations"] = r.evaluations;
+  s["attempts"] = r.attempts;
+  s["reused_evaluations"] = r.reused;
+  s["stop_reason"] = r.stop_reason;
+  s["naive_median_s"] = naive_median_s;
+  const double best = r.best_result.timing ? r.best_result.timing->median_s : 0;
+  s["best"] = {{"key", r.best.key},
+               {"recipe", r.best.recipe.to_string()},
+               {"recipe_steps", r.best.recipe.to_json()},
+               {"schedule", r.best.schedule},
+               {"median_s", best},
+               {"speedup_vs_naive", best > 0 ? naive_median_s / best : 0.0},
+               {"roofline_fraction", r.best_result.roofline ? r.best_result.roofline->fraction : 0.0}};
+  if (r.final_result) {
+    const RunResult& f = *r.final_result;
+    s["final"] = {{"verdict", verdict_name(f.verdict)},
+                  {"median_s", f.timing ? f.timing->median_s : 0.0},
+                  {"min_s", f.timing ? f.timing->min_s : 0.0},
+                  {"vs_reference", {{"median", f.vs_reference.median}, {"min", f.vs_reference.min}}},
+                  {"vs_baseline", {{"median", f.vs_baseline.median}, {"min", f.vs_baseline.min}}},
+                  {"baseline", f.baseline_name},
+                  {"gflops", f.roofline ? f.roofline->gflops : 0.0},
+                  {"gbps", f.roofline ? f.roofline->gbps : 0.0},
+                  {"roofline_fraction", f.roofline ? f.roofline->fraction : 0.0},
+                  {"bound", f.roofline ? f.roofline->bound : ""}};
+  }
+  s["journey"] = journey;
+  return s;
+}
+
+std::string optimize_summary_text(const nlohmann::json& s) {
+  std::string t = fmt::format("kforge optimize: run {} on {} ({} thread(s), brain {})\n",
+                              s.value("run", ""), s.value("task", ""), s.value("threads", 1),
+                              s.value("brain", ""));
+  t += fmt::format("{} evaluations ({} read back from the store), {} attempts; stopped: {}\n",
+                   s.value("evaluations", 0), s.value("reused_evaluations", 0),
+                   s.value("attempts", 0), s.value("stop_reason", ""));
+  t += "\njourney:\n";
+  for (const auto& a : s["journey"]) {
+    const std::string detail = a.contains("detail") && a["detail"].is_object()
+                                   ? a["detail"].value("recipe", a["detail"].value("message", ""))
+                                   : "";
+    t += fmt::format("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0),
+                     a.value("kind", ""), a.value("strategy", ""), a.value("verdict", ""),
+                     a.value("median_s", 0.0) > 0 ? fmt::format("{:.3f} ms", 1e3 * a.value("median_s", 0.0)) : "-",
+                     a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",
+                     detail);
+  }
+  const auto& b = s["best"];
+  t += fmt::format("\nbest: {}\n  {:.3f} ms median, {:.2f}x the naive schedule, {:.0f}% of the roofline\n",
+                   b.value("recipe", ""), 1e3 * b.value("median_s", 0.0),
+                   b.value("speedup_vs_naive", 0.0), 100 * b.value("roofline_fraction", 0.0));
+  if (s.contains("final")) {
+    const auto& f = s["final"];
+    t += fmt::format(
+        "final side-by-side run: {} {:.3f} ms median ({:.3f} min), {:.1f} GFLOP/s, {:.1f} GB/s, "
+        "{:.0f}% of the {} roofline\n  speedup over the reference: {:.2f}x median, {:.2f}x min\n",
+        f.value("verdict", ""), 1e3 * f.value("median_s", 0.0), 1e3 * f.value("min_s", 0.0),
+        f.value("gflops", 0.0), f.value("gbps", 0.0), 100 * f.value("roofline_fraction", 0.0),
+        f.value("bound", ""), f["vs_reference"].value("median", 0.0),
+        f["vs_reference"].value("min", 0.0));
+    if (f["vs_baseline"].value("median", 0.0) > 0)
+      t += fmt::format("  speedup over the library baseline ({}): {:.2f}x median, {:.2f}x min\n",
+                       f.value("baseline", ""), f["vs_baseline"].value("median", 0.0),
+                       f["vs_baseline"].value("min", 0.0));
+  }
+  return t;
+}
+
+Status write_optimize_outputs(const Task& task, const OptimizeResult& r) {
+  std::error_code ec;
+  std::filesystem::create_directories(r.out_dir, ec);
+  if (ec) return Status::error("cannot create " + r.out_dir.string() + ": " + ec.message());
+  auto write = [&](const std::string& name, const std::string& text) -> Status {
+    std::ofstream f(r.out_dir / name);
+    f << text;
+    if (!f) return Status::error("cannot write " + (r.out_dir / name).string());
+    return {};
+  };
+  KF_RETURN_IF_ERROR(write("best.cpp", r.best.source));
+  KF_RETURN_IF_ERROR(write("best.sched", "# " + task.name + ": " + r.best.recipe.to_string() +
+                                             "\n" + r.best.schedule));
+  KF_RETURN_IF_ERROR(write("summary.json", r.summary.dump(2) + "\n"));
+  return write("summary.txt", optimize_summary_text(r.summary));
+}
+
+}  // namespace kf
