@@ -335,12 +335,52 @@ std::string CppPrelude::math(MathFn fn, Type t) {
                                     "  return x * y + z;\n}}",
                                     vt, name, params));
   }
+  if (t.lanes() > 1 && value_kind(t).scalar().kind() == ScalarKind::f32 &&
+      (fn == MathFn::exp || fn == MathFn::sigmoid))
+    return vector_exp_f32(fn, t);
   return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
                                   "  {0} r;\n"
                                   "  for (int l = 0; l < {3}; ++l) r[l] = {4};\n"
                                   "  return r;\n}}",
                                   vt, name, params, t.lanes(),
                                   math_builtin(fn, value_kind(t).scalar(), lane_args)));
+}
+
+// exp on f32 vectors without a libm call per lane: 2^k * p(r) with k = round(x / ln 2),
+// r = x - k ln 2 in two parts (Cody-Waite), p the Cephes expf polynomial (about 1 ulp on
+// |r| <= ln2 / 2). Below -87.34 (and -inf) the result is 0, above 88.72 it is inf, NaN stays
+// NaN; k is capped at 127, so results up to FLT_MAX stay finite.
+std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
+  const std::string vt = value_type(t), it = mask_type(t.lanes());
+  const std::string exp_name = "kf_exp_" + suffix(t);
+  define(exp_name,
+         fmt::format("static inline {0} {1}({0} x) {{\n"
+                     "  const {0} zero = {{}}, lo = zero - 87.336544f, hi = zero + 88.72284f;\n"
+                     "  {0} xc = x < lo ? lo : x;\n"
+                     "  xc = xc > hi ? hi : xc;\n"
+                     "  {0} fx = xc * 1.44269504088896341f;\n"
+                     "  {2} k = __builtin_convertvector(fx + (fx >= 0 ? zero + 0.5f : zero - 0.5f), {2});\n"
+                     "  k = k > 127 ? k - k + 127 : k;\n"
+                     "  {0} kf = __builtin_convertvector(k, {0});\n"
+                     "  {0} r = xc - kf * 0.693359375f;\n"
+                     "  r = r - kf * -2.12194440e-4f;\n"
+                     "  {0} p = zero + 1.9875691500e-4f;\n"
+                     "  p = p * r + 1.3981999507e-3f;\n"
+                     "  p = p * r + 8.3334519073e-3f;\n"
+                     "  p = p * r + 4.1665795894e-2f;\n"
+                     "  p = p * r + 1.6666665459e-1f;\n"
+                     "  p = p * r + 5.0000001201e-1f;\n"
+                     "  p = p * (r * r) + r + 1.0f;\n"
+                     "  {0} y = p * ({0})((k + 127) << 23);\n"
+                     "  y = x < lo ? zero : y;\n"
+                     "  y = x > hi ? zero + __builtin_inff() : y;\n"
+                     "  return x != x ? x : y;\n}}",
+                     vt, exp_name, it));
+  if (fn == MathFn::exp) return exp_name;
+  const std::string name = "kf_sigmoid_" + suffix(t);
+  return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
+                                  "  return 1.0f / (1.0f + {2}(-x));\n}}",
+                                  vt, name, exp_name));
 }
 
 std::string CppPrelude::heap_alloc() {

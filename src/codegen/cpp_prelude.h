@@ -47,6 +47,8 @@ class CppPrelude {
   std::string round_bf16(ir::Type t);             // float value(s) → nearest bf16 value(s)
   // A lane-wise math helper for vector t (scalars use builtins directly: see math_builtin).
   std::string math(ir::MathFn fn, ir::Type t);
+  // exp and sigmoid of f32 vectors as a polynomial (no libm call per lane).
+  std::string vector_exp_f32(ir::MathFn fn, ir::Type t);
   // The scalar expression of fn applied to argument texts (f32/bf16 use float builtins).
   static std::string math_builtin(ir::MathFn fn, ir::Type scalar,
                                   const std::vector<std::string>& args);

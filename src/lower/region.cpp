@@ -134,6 +134,12 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
             if (!lb || *lb < 0) i.min = ir::max(i.min, ir::i64(0));
             i.max = ir::min(i.max, last);
             clamped[d] = true;
+          } else if (auto over = const_upper_bound(simplify_linear(i.max - last));
+                     !inside && !(over && *over <= 0)) {
+            // A read the consumer guards (a masked rfactor chunk, a tail) can make the interval
+            // run past the producer's domain; the producer is never computed outside it.
+            i.max = ir::simplify(ir::min(i.max, last));
+            clamped[d] = true;
           }
         }
         if (full.nominal[d] && (!nom || *nom > *full.nominal[d])) nom = full.nominal[d];
