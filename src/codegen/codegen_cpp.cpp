@@ -1,13 +1,16 @@
 #include "codegen/codegen_cpp.h"
 
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 
 #include "codegen/cpp_emitter.h"
 #include "codegen/vector_registers.h"
+#include "ir/ir_visitor.h"
 #include "ir/substitute.h"
 #include "support/check.h"
 
@@ -41,11 +44,33 @@ int preferred_lanes(CodegenTarget t, ScalarKind kind) {
   return 1;
 }
 
+namespace {
+
+// Buffer and parameter names of the function being emitted: a loop variable "s.r" must not
+// become "s_r" when a buffer is called s_r (a reduction stage of s), so dotted names that
+// collide get a trailing underscore.
+thread_local const std::set<std::string>* t_reserved = nullptr;
+
+class CollectBuffers : public ir::IRVisitor {
+ public:
+  std::set<std::string> names;
+
+ protected:
+  void visit_allocate(const ir::Allocate* op) override {
+    names.insert(op->name);
+    ir::IRVisitor::visit_allocate(op);
+  }
+};
+
+}  // namespace
+
 std::string cpp_name(const std::string& ir_name) {
   std::string s = ir_name;
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  if (t_reserved && ir_name.find('.') != std::string::npos)
+    while (t_reserved->count(s)) s += "_";
   return s;
 }
 
@@ -295,7 +320,13 @@ void CppEmitter::let_stmt(const LetStmt* op, const Stmt& s) {
 }
 
 std::string codegen_cpp(const LoweredFunc& f, CodegenTarget target) {
-  return CppEmitter(f, target).run();
+  CollectBuffers buffers;
+  buffers.visit(f.body);
+  for (const auto& p : f.params) buffers.names.insert(p.name);
+  t_reserved = &buffers.names;
+  std::string out = CppEmitter(f, target).run();
+  t_reserved = nullptr;
+  return out;
 }
 
 }  // namespace kf

@@ -302,7 +302,7 @@ std::string CppPrelude::math_builtin(MathFn fn, Type scalar, const std::vector<s
     case MathFn::erf:
       return call("erf");
     case MathFn::sigmoid:
-      return "(" + one + " / (" + one + " + __builtin_exp" + f + "(-" + a[0] + ")))";
+      return "(" + one + " / (" + one + " + __builtin_exp" + f + "(-(" + a[0] + "))))";
     case MathFn::abs:
       if (scalar.kind() == ScalarKind::i32) return "__builtin_abs(" + a[0] + ")";
       if (scalar.kind() == ScalarKind::i64) return "__builtin_labs(" + a[0] + ")";

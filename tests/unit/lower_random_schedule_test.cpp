@@ -7,17 +7,21 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <set>
+#include <vector>
 
 #include "lower_test_util.h"
 
 namespace kf {
 namespace {
 
-int schedules_per_task() {
+// Schedules per task: `ci` in CI, 200 in a nightly run, or KFORGE_RANDOM_SCHEDULES.
+int schedules_per_task(int ci = 4) {
   if (const char* n = std::getenv("KFORGE_RANDOM_SCHEDULES")) return std::atoi(n);
   const char* nightly = std::getenv("KFORGE_NIGHTLY");
-  return nightly && std::string(nightly) == "1" ? 200 : 4;
+  return nightly && std::string(nightly) == "1" ? 200 : ci;
 }
 
 uint64_t task_seed(const std::string& name) {
@@ -28,10 +32,9 @@ uint64_t task_seed(const std::string& name) {
 
 class RandomSchedules : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(RandomSchedules, LegalSchedulesPassTheJudge) {
-  Task task = testing::task_at(GetParam());
+void judge_random_schedules(const std::string& dir, int n) {
+  Task task = testing::task_at(dir);
   sched::Pipeline p = testing::pipeline_of(task);
-  const int n = schedules_per_task();
   for (int i = 0; i < n; ++i) {
     const uint64_t seed = task_seed(task.name) + static_cast<uint64_t>(i);
     sched::Schedule s = sched::random_schedule(p, seed, {});
@@ -42,6 +45,10 @@ TEST_P(RandomSchedules, LegalSchedulesPassTheJudge) {
     EXPECT_EQ(testing::lower_and_judge(task, s.to_string(), seed), "ok")
         << "seed " << seed << ":\n" << s.to_string();
   }
+}
+
+TEST_P(RandomSchedules, LegalSchedulesPassTheJudge) {
+  judge_random_schedules(GetParam(), schedules_per_task());
 }
 
 TEST_P(RandomSchedules, IllegalMovesAreRefusedAndChangeNothing) {
@@ -77,6 +84,33 @@ INSTANTIATE_TEST_SUITE_P(
       std::string n = std::filesystem::path(info.param).filename().string();
       return n.substr(n.find_first_not_of("0123456789_"));
     });
+
+// Every other TE task of the suite: one random legal schedule each in CI (the nightly run
+// draws 200 per task).
+class SuiteRandomSchedules : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SuiteRandomSchedules, LegalSchedulesPassTheJudge) {
+  judge_random_schedules(GetParam(), schedules_per_task(1));
+}
+
+std::vector<std::string> other_suite_tasks() {
+  const std::set<std::string> main = {"08_gemm", "09_swiglu_mlp", "12_rmsnorm",
+                                      "18_conv2d_relu_biasadd", "50_matmul_gelu_softmax"};
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench")) {
+    const std::string name = e.path().filename().string();
+    if (main.count(name) || !std::filesystem::exists(e.path() / "task.toml")) continue;
+    out.push_back("bench/jaxbench/" + name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(JaxBench, SuiteRandomSchedules, ::testing::ValuesIn(other_suite_tasks()),
+                         [](const auto& info) {
+                           std::string n = std::filesystem::path(info.param).filename().string();
+                           return "t" + n.substr(0, 2);
+                         });
 
 }  // namespace
 }  // namespace kf
