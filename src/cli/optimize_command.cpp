@@ -20,7 +20,7 @@ struct OptimizeArgs {
   std::string simulate, record;
   double sim_latency = 0;
   double min_time = 0.3;
-  int tune_budget = 6;
+  int tune_budget = 8;
   bool no_final = false, no_profile = false, quiet = false;
 };
 

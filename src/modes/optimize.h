@@ -48,7 +48,7 @@ struct OptimizeOptions {
   double min_time_s = 0.3;        // measured time per candidate during the search
   double final_min_time_s = 1.0;  // and in the final side-by-side run
   double stop_fraction = 0.85;    // stop when the best reaches this fraction of the roofline
-  int tune_budget = 6;            // autotuner evaluations after each accepted strategy
+  int tune_budget = 8;            // autotuner evaluations after each accepted strategy
   bool final_run = true;          // time best, reference and baseline side by side at the end
   bool profile = true;            // compiler report and disassembly for the planner
   uint64_t seed = 0;              // input seed; 0: derived from the run id

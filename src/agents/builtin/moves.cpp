@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "schedule/primitives.h"
 #include "te/ast.h"
@@ -85,7 +86,9 @@ int accumulator_of(const Pipeline& p, const Stage& s) {
 struct AccessInfo {
   std::string tensor;
   te::RefKind kind = te::RefKind::input;
-  std::vector<std::string> index_vars;
+  std::vector<std::string> index_vars;  // each index's plain variable, "" if not a plain var
+  std::set<std::string> uses;           // every variable any index reads
+  bool reads(const std::string& v) const { return uses.count(v) > 0; }
 };
 
 std::vector<AccessInfo> accesses(const te::Expr& body) {
@@ -95,8 +98,12 @@ std::vector<AccessInfo> accesses(const te::Expr& body) {
     AccessInfo a;
     a.tensor = x.name;
     a.kind = x.ref.kind;
-    for (size_t d = 0; d < x.index_count(); ++d)
+    for (size_t d = 0; d < x.index_count(); ++d) {
       a.index_vars.push_back(x.args[d].kind == te::ExprKind::name ? x.args[d].name : "");
+      te::visit(x.args[d], [&](const te::Expr& n) {
+        if (n.kind == te::ExprKind::name) a.uses.insert(n.name);
+      });
+    }
     out.push_back(std::move(a));
   });
   return out;
@@ -117,8 +124,24 @@ bool gemm_like(const Stage& s) {
   // The last pure var must index some operand (the vector dimension of the tile).
   const std::string& j = s.vars.back().name;
   for (const auto& a : accesses(s.body))
-    if (std::find(a.index_vars.begin(), a.index_vars.end(), j) != a.index_vars.end()) return true;
+    if (a.reads(j)) return true;
   return false;
+}
+
+// The row var of a register tile: the innermost pure var (other than j) that the operands read
+// along j do not depend on, so each vector loaded along j feeds one FMA per row of the tile
+// (GEMM: i, which only A reads; convolution: the output channel, which only the weights read).
+std::string tile_row_var(const Stage& s) {
+  const std::string& j = s.vars.back().name;
+  const auto acc = accesses(s.body);
+  for (size_t v = s.vars.size() - 1; v-- > 0;) {
+    const std::string& cand = s.vars[v].name;
+    bool independent = true;
+    for (const auto& a : acc)
+      if (a.reads(j) && a.reads(cand)) independent = false;
+    if (independent) return cand;
+  }
+  return s.vars[s.vars.size() - 2].name;
 }
 
 // A row reduction: a reduction whose innermost variable indexes an operand's last dim.
@@ -290,22 +313,22 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     if (accumulator_of(p, s) >= 0) continue;
     // The loops must still be the default ones (this strategy owns the stage's nest).
     if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
-    const std::string i = s.vars[s.vars.size() - 2].name, j = s.vars.back().name;
+    const std::string i = tile_row_var(s), j = s.vars.back().name;
     const std::string acc = fresh_stage(p, s.name + "_acc");
     const std::string io = i + ".o", ii = i + ".i", jo = j + ".o", ji = j + ".i";
     MoveGroup mg{s.name, {}};
     mg.moves.push_back(prim(fmt::format("cache_write {} {}", s.name, acc)));
     mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, i, io, ii, mr)));
     mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, j, jo, ji, nr)));
-    std::string order = "reorder " + s.name;
-    for (size_t v = 0; v + 2 < s.vars.size(); ++v) order += " " + s.vars[v].name;
-    order += fmt::format(" {} {} {} {}", jo, io, ii, ji);
+    std::string order = "reorder " + s.name, others;
+    for (const auto& v : s.vars)
+      if (v.name != i && v.name != j) others += " " + v.name;
+    order += others + fmt::format(" {} {} {} {}", jo, io, ii, ji);
     mg.moves.push_back(prim(order));
     mg.moves.push_back(prim(fmt::format("unroll {}.{}", s.name, ii)));
     mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, ji, lanes)));
     mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", acc, s.name, io)));
-    std::string acc_order = "reorder " + acc;
-    for (size_t v = 0; v + 2 < s.vars.size(); ++v) acc_order += " " + s.vars[v].name;
+    std::string acc_order = "reorder " + acc + others;
     for (int rv : s.loop_rvars()) acc_order += " " + s.reduce_vars[rv].name;
     acc_order += " " + i + " " + j;
     mg.moves.push_back(prim(acc_order));
