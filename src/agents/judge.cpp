@@ -57,7 +57,9 @@ Expected<std::unique_ptr<RecordedJudge>> RecordedJudge::open(const std::string& 
     ++n;
     if (line.empty()) continue;
     nlohmann::json x = nlohmann::json::parse(line, nullptr, false);
-    if (x.is_discarded() || !x.is_object() || !x.contains("candidate") || !x.contains("result"))
+    if (x.is_discarded() || !x.is_object() || !x.contains("candidate") ||
+        !x["candidate"].is_string() || !x.contains("result") ||
+        (x.contains("threads") && !x["threads"].is_number_integer()))
       return Status::error(path + ":" + std::to_string(n) + ": expected a recorded result");
     auto r = RunResult::from_json(x["result"]);
     if (!r) return Status::error(path + ":" + std::to_string(n) + ": " + r.error().message());

@@ -88,6 +88,9 @@ Expected<Realized> realize_recipe(const sched::Pipeline& base, const Recipe& rec
   for (const Step& step : recipe.steps) {
     const Strategy* s = find_strategy(step.strategy);
     if (!s) return Status::error("recipe: unknown strategy '" + step.strategy + "'");
+    if (!s->mechanical())
+      return Status::error("recipe: strategy '" + step.strategy +
+                           "' has no mechanical form (the built-in brain cannot apply it)");
     if (!s->moves) {
       // Tuned strategies act through knobs the autotuner owns (e.g. threads); no moves.
       out.applied_groups.push_back(0);

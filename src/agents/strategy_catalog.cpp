@@ -97,7 +97,7 @@ std::vector<Strategy> make_catalog() {
        "Use fewer threads when a kernel is too small to amortize the fork/join, all of them "
        "when it is large.",
        "Run time per call near the parallel region's overhead; threads busy below requested.",
-       {{"threads", 0, {}, "threads for the kernel (0 = as requested)"}}, nullptr, "threads"},
+       {{"threads", 0, {0}, "threads for the kernel (0 = as requested)"}}, nullptr, "threads"},
       // ---- Catalog only: the LLM brain and the human apply these --------------------------
       {"online_softmax", "Two passes into one with online rescaling", StrategyScope::generic,
        "Compute a running max and a running sum rescaled by exp(m_old - m_new) in one pass "

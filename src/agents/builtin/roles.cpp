@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "agents/builtin/brain.h"
 #include "agents/judge.h"
@@ -30,6 +31,15 @@ int recipe_threads(const Recipe& r, int requested) {
       if (it != s.knobs.end() && it->second > 0) return static_cast<int>(std::min<int64_t>(it->second, requested));
     }
   return requested;
+}
+
+// A recipe with every knob spelled out (defaults filled in), so equal recipes compare equal.
+std::string recipe_identity(const Recipe& r) {
+  Recipe full = r;
+  for (Step& st : full.steps)
+    if (const Strategy* s = find_strategy(st.strategy))
+      for (const auto& [n, v] : s->default_knobs()) st.knobs.emplace(n, v);
+  return full.to_json().dump();
 }
 
 }  // namespace
@@ -134,6 +144,8 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
   constexpr double kMargin = 0.97;
   Recipe cur = best;
   double cur_time = best_time;
+  // Recipes measured already (the starting one included): a later sweep never repeats them.
+  std::set<std::string> seen = {recipe_identity(best)};
   bool improved = true;
   while (improved && budget > 0) {
     improved = false;
@@ -148,6 +160,7 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
           if (v == now) continue;
           Recipe trial = cur;
           trial.steps[i].knobs[k.name] = v;
+          if (!seen.insert(recipe_identity(trial)).second) continue;
           --budget;
           auto t = measure(trial, fmt::format("autotune:{}.{}={}", s->id, k.name, v));
           if (t && *t < kMargin * cur_time) {

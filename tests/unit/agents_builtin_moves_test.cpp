@@ -1,0 +1,362 @@
+// The mechanical forms of the catalog's strategies (agents/builtin/moves.h) on the default
+// pipelines of suite tasks: each proposes the moves an expert would write by hand, nothing where
+// it has nothing to do, and its groups apply and lower. Also pipeline_facts, which the planner's
+// rules read.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "agents/builtin/moves.h"
+#include "lower_test_util.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+// A form's proposal as text: one string per group, "TARGET: move | move | ...".
+std::vector<std::string> propose(const std::string& strategy, const sched::Pipeline& p,
+                                 int threads = 1, Knobs knobs = {}) {
+  const Strategy* s = find_strategy(strategy);
+  KF_CHECK(s && s->moves) << strategy;
+  Knobs k = s->default_knobs();
+  for (const auto& [n, v] : knobs) k[n] = v;
+  auto groups = s->moves(p, k, {.machine = nullptr, .threads = threads});
+  KF_CHECK(groups.has_value()) << strategy << ": " << groups.error().message();
+  std::vector<std::string> out;
+  for (const MoveGroup& g : *groups) {
+    std::string line = g.target + ":";
+    for (size_t i = 0; i < g.moves.size(); ++i) line += (i ? " | " : " ") + g.moves[i].to_string();
+    out.push_back(line);
+  }
+  return out;
+}
+
+using Lines = std::vector<std::string>;
+
+sched::Pipeline default_pipeline(const Task& task) {
+  return testing::pipeline_of(task);
+}
+
+// The pipeline after a schedule given as text.
+sched::Pipeline scheduled(const Task& task, const std::string& text) {
+  sched::Pipeline p = default_pipeline(task);
+  Status s = sched::apply_schedule(p, testing::schedule_of(text));
+  KF_CHECK(s.ok()) << s.message();
+  return p;
+}
+
+std::string register_block_text(const Task& task) {
+  const Strategy* s = find_strategy("register_block");
+  auto g = s->moves(testing::pipeline_of(task), s->default_knobs(), {});
+  KF_CHECK(g.has_value() && g->size() == 1);
+  std::string text;
+  for (const auto& m : (*g)[0].moves) text += m.to_string() + "\n";
+  return text;
+}
+
+class Tasks : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    rmsnorm_ = new Task(testing::task_at("bench/jaxbench/12_rmsnorm"));
+    gemm_ = new Task(testing::task_at("bench/jaxbench/08_gemm"));
+    gemm_relu_ = new Task(testing::task_at("bench/jaxbench/41_gemm_add_relu"));
+    softmax_ = new Task(testing::task_at("bench/jaxbench/50_matmul_gelu_softmax"));
+  }
+  static void TearDownTestSuite() {
+    delete rmsnorm_;
+    delete gemm_;
+    delete gemm_relu_;
+    delete softmax_;
+  }
+  static Task *rmsnorm_, *gemm_, *gemm_relu_, *softmax_;
+};
+Task *Tasks::rmsnorm_, *Tasks::gemm_, *Tasks::gemm_relu_, *Tasks::softmax_;
+
+// ---- register_block / pack_operand / unroll_reduction: the GEMM micro-kernel ----------------
+
+TEST_F(Tasks, RegisterBlockOnGemmIsTheBlisMicroKernel) {
+  EXPECT_EQ(propose("register_block", default_pipeline(*gemm_)),
+            Lines{"C: cache_write C C_acc | split C.i i.o i.i 6 | split C.j j.o j.i 32 | "
+                  "reorder C j.o i.o i.i j.i | unroll C.i.i | vectorize C.j.i 16 | "
+                  "compute_at C_acc C.i.o | reorder C_acc k i j | unroll C_acc.i | "
+                  "vectorize C_acc.j 16"});
+  EXPECT_EQ(
+      propose("register_block", default_pipeline(*gemm_), 1, {{"mr", 4}, {"nr", 48}, {"lanes", 8}}),
+      Lines{"C: cache_write C C_acc | split C.i i.o i.i 4 | split C.j j.o j.i 48 | "
+            "reorder C j.o i.o i.i j.i | unroll C.i.i | vectorize C.j.i 8 | "
+            "compute_at C_acc C.i.o | reorder C_acc k i j | unroll C_acc.i | "
+            "vectorize C_acc.j 8"});
+}
+
+TEST_F(Tasks, RegisterBlockTargetsTheReductionStageOfAFusedGemm) {
+  EXPECT_EQ(propose("register_block", default_pipeline(*gemm_relu_)),
+            Lines{"y_r: cache_write y_r y_r_acc | split y_r.b b.o b.i 6 | split y_r.o o.o o.i 32 | "
+                  "reorder y_r o.o b.o b.i o.i | unroll y_r.b.i | vectorize y_r.o.i 16 | "
+                  "compute_at y_r_acc y_r.b.o | reorder y_r_acc i b o | unroll y_r_acc.b | "
+                  "vectorize y_r_acc.o 16"});
+  const Lines on_softmax = propose("register_block", default_pipeline(*softmax_));
+  ASSERT_EQ(on_softmax.size(), 1u);
+  EXPECT_TRUE(on_softmax[0].starts_with("z_r: cache_write z_r z_r_acc | ")) << on_softmax[0];
+}
+
+TEST_F(Tasks, RegisterBlockProposesNothingWithoutAGemmOrTwice) {
+  EXPECT_EQ(propose("register_block", default_pipeline(*rmsnorm_)), Lines{});
+  EXPECT_EQ(propose("register_block", scheduled(*gemm_, register_block_text(*gemm_))), Lines{})
+      << "C has its register tile already";
+  EXPECT_EQ(propose("register_block", scheduled(*gemm_, "split C.i i.o i.i 8\n")), Lines{})
+      << "the form owns the stage's loop nest: it leaves a split one alone";
+}
+
+TEST_F(Tasks, PackOperandPacksThePanelTheTileStreams) {
+  EXPECT_EQ(propose("pack_operand", default_pipeline(*gemm_)), Lines{}) << "no tile yet";
+  const sched::Pipeline blocked = scheduled(*gemm_, register_block_text(*gemm_));
+  EXPECT_EQ(propose("pack_operand", blocked),
+            Lines{"C: cache_read B C_acc B_pk | compute_at B_pk C.j.o | vectorize B_pk.j 16"});
+}
+
+TEST_F(Tasks, PackOperandTransposesAnOutMajorWeight) {
+  // y_r[b, o] = sum(i: x[b, i] * W[o, i]): the tile's vector dim o indexes W across rows, so
+  // the packed panel is stored i-major (W_pk[i][o]).
+  const sched::Pipeline blocked = scheduled(*gemm_relu_, register_block_text(*gemm_relu_));
+  EXPECT_EQ(propose("pack_operand", blocked),
+            Lines{"y_r: cache_read W y_r_acc W_pk | reorder_storage W_pk i o | "
+                  "compute_at W_pk y_r.o.o"});
+}
+
+TEST_F(Tasks, UnrollReductionUnrollsTheTilesReductionLoop) {
+  EXPECT_EQ(propose("unroll_reduction", default_pipeline(*gemm_)), Lines{});
+  const sched::Pipeline blocked = scheduled(*gemm_, register_block_text(*gemm_));
+  EXPECT_EQ(propose("unroll_reduction", blocked),
+            Lines{"C_acc: split C_acc.k k.uo k.ui 4 | unroll C_acc.k.ui"});
+  EXPECT_EQ(propose("unroll_reduction", blocked, 1, {{"unroll", 8}}),
+            Lines{"C_acc: split C_acc.k k.uo k.ui 8 | unroll C_acc.k.ui"});
+}
+
+// ---- Row reductions, elementwise chains ---------------------------------------------------
+
+TEST_F(Tasks, RfactorReductionTargetsTheRowSumOfSquares) {
+  EXPECT_EQ(propose("rfactor_reduction", default_pipeline(*rmsnorm_)),
+            Lines{"ms_r: split ms_r.d d.vo d.vi 16 | rfactor ms_r.d.vi ms_r_rf | "
+                  "reorder ms_r_rf n d.vo d.vi | vectorize ms_r_rf.d.vi 16 | "
+                  "compute_at ms_r_rf ms_r.n"});
+  EXPECT_EQ(propose("rfactor_reduction", default_pipeline(*rmsnorm_), 1, {{"lanes", 8}}),
+            Lines{"ms_r: split ms_r.d d.vo d.vi 8 | rfactor ms_r.d.vi ms_r_rf | "
+                  "reorder ms_r_rf n d.vo d.vi | vectorize ms_r_rf.d.vi 8 | "
+                  "compute_at ms_r_rf ms_r.n"});
+}
+
+TEST_F(Tasks, RfactorReductionTargetsEveryRowReductionOfTheSoftmax) {
+  const Lines g = propose("rfactor_reduction", default_pipeline(*softmax_));
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_TRUE(g[0].starts_with("z_r: split z_r.i i.vo i.vi 16 | rfactor z_r.i.vi z_r_rf")) << g[0];
+  EXPECT_TRUE(g[1].starts_with("m: split m.o o.vo o.vi 16 | rfactor m.o.vi m_rf")) << g[1];
+  EXPECT_TRUE(g[2].starts_with("y_r: split y_r.o2 o2.vo o2.vi 16 | rfactor y_r.o2.vi y_r_rf"))
+      << g[2];
+}
+
+TEST_F(Tasks, RfactorReductionSkipsVectorizedReductions) {
+  const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize ms_r.n 16\n");
+  EXPECT_EQ(propose("rfactor_reduction", p), Lines{});
+}
+
+TEST_F(Tasks, RfactorTwiceDoesNotApply) {
+  const sched::Pipeline once = scheduled(
+      *rmsnorm_,
+      "split ms_r.d d.vo d.vi 16\nrfactor ms_r.d.vi ms_r_rf\nreorder ms_r_rf n d.vo d.vi\n"
+      "vectorize ms_r_rf.d.vi 16\ncompute_at ms_r_rf ms_r.n\n");
+  // The form sees ms_r's lane-combining loop as another row reduction, but the schedule layer
+  // refuses the second rfactor, so the planner never picks it twice.
+  Recipe again;
+  again.steps.push_back({"rfactor_reduction", {}});
+  auto r = realize_recipe(once, again, {});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->applied_groups, std::vector<int>{0});
+  ASSERT_EQ(r->skipped.size(), 1u);
+  EXPECT_TRUE(r->skipped[0].starts_with("rfactor_reduction on ms_r: ")) << r->skipped[0];
+}
+
+TEST_F(Tasks, InlineElementwiseInlinesPureIntermediatesOnly) {
+  // z, g, e are elementwise; m and y_r are reductions, z_r the GEMM: those stay.
+  EXPECT_EQ(propose("inline_elementwise", default_pipeline(*softmax_)),
+            (Lines{"z: compute_inline z", "g: compute_inline g", "e: compute_inline e"}));
+  EXPECT_EQ(propose("inline_elementwise", default_pipeline(*rmsnorm_)),
+            Lines{"ms: compute_inline ms"});
+  EXPECT_EQ(propose("inline_elementwise", default_pipeline(*gemm_)), Lines{});
+  EXPECT_EQ(propose("inline_elementwise", default_pipeline(*gemm_relu_)), Lines{});
+}
+
+TEST_F(Tasks, FuseIntoConsumerLandsTheChainInTheRowLoop) {
+  EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*rmsnorm_)),
+            (Lines{"ms: compute_at ms y.n", "ms_r: compute_at ms_r y.n"}));
+  EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*gemm_relu_)),
+            Lines{"y_r: compute_at y_r y.b"});
+  EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*softmax_)),
+            (Lines{"y_r: compute_at y_r y.b", "e: compute_at e y.b", "m: compute_at m y.b",
+                   "g: compute_at g y.b", "z: compute_at z y.b", "z_r: compute_at z_r y.b"}));
+  EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*gemm_)), Lines{});
+}
+
+TEST_F(Tasks, VectorizeInnerVectorizesPureInnermostLoops) {
+  EXPECT_EQ(propose("vectorize_inner", default_pipeline(*rmsnorm_)),
+            (Lines{"ms: vectorize ms.n 16", "y: vectorize y.d 16"}))
+      << "ms_r's innermost loop is its reduction";
+  EXPECT_EQ(propose("vectorize_inner", default_pipeline(*gemm_)), Lines{});
+  EXPECT_EQ(propose("vectorize_inner", default_pipeline(*softmax_), 1, {{"lanes", 8}}),
+            (Lines{"z: vectorize z.o 8", "g: vectorize g.o 8", "e: vectorize e.o 8",
+                   "y: vectorize y.o 8"}));
+  const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
+  EXPECT_EQ(propose("vectorize_inner", p), Lines{"ms: vectorize ms.n 16"}) << "y has one already";
+}
+
+TEST_F(Tasks, ReorderUnitStrideMakesTheGemmIkj) {
+  EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(*gemm_)), Lines{"C: reorder C i k j"});
+  // x[b, i] * W[o, i]: both operands are unit-stride in i already.
+  EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(*gemm_relu_)), Lines{});
+  EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(*rmsnorm_)), Lines{});
+}
+
+TEST_F(Tasks, AccumulateLocallyGivesTheGemmARowBuffer) {
+  EXPECT_EQ(propose("accumulate_locally", default_pipeline(*gemm_)),
+            Lines{"C: cache_write C C_row | compute_at C_row C.i"});
+  EXPECT_EQ(propose("accumulate_locally", default_pipeline(*rmsnorm_)), Lines{});
+}
+
+TEST_F(Tasks, Tile2dTilesTheOuterElementwiseNest) {
+  EXPECT_EQ(propose("tile_2d", default_pipeline(*rmsnorm_)), Lines{"y: tile y n d 32 64"});
+  EXPECT_EQ(propose("tile_2d", default_pipeline(*rmsnorm_), 1, {{"ti", 16}, {"tj", 128}}),
+            Lines{"y: tile y n d 16 128"});
+  EXPECT_EQ(propose("tile_2d", default_pipeline(*gemm_)), Lines{}) << "a reduction";
+}
+
+TEST_F(Tasks, UnrollInnerNeedsAVectorLoop) {
+  EXPECT_EQ(propose("unroll_inner", default_pipeline(*rmsnorm_)), Lines{});
+  const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\nvectorize ms.n 16\n");
+  EXPECT_EQ(propose("unroll_inner", p), Lines{"y: split y.n n.uo n.ui 4 | unroll y.n.ui"})
+      << "ms has a single loop";
+}
+
+// ---- Threads ----------------------------------------------------------------------------
+
+TEST_F(Tasks, ParallelOuterProposesNothingWithOneThread) {
+  for (const Task* t : {rmsnorm_, gemm_, gemm_relu_, softmax_})
+    EXPECT_EQ(propose("parallel_outer", default_pipeline(*t), 1), Lines{}) << t->name;
+}
+
+TEST_F(Tasks, ParallelOuterParallelizesEveryRootStage) {
+  EXPECT_EQ(propose("parallel_outer", default_pipeline(*rmsnorm_), 2),
+            (Lines{"ms_r: parallel ms_r.n", "ms: parallel ms.n", "y: parallel y.n"}));
+  EXPECT_EQ(propose("parallel_outer", default_pipeline(*gemm_), 4), Lines{"C: parallel C.i"});
+  // Stages computed inside another are not parallelized on their own.
+  const sched::Pipeline fused = scheduled(*rmsnorm_, "compute_at ms y.n\ncompute_at ms_r y.n\n");
+  EXPECT_EQ(propose("parallel_outer", fused, 2), Lines{"y: parallel y.n"});
+  const sched::Pipeline done = scheduled(*rmsnorm_, "parallel y.n\n");
+  EXPECT_EQ(propose("parallel_outer", done, 2),
+            (Lines{"ms_r: parallel ms_r.n", "ms: parallel ms.n"}));
+}
+
+TEST_F(Tasks, FuseParallelLoopsNeedsThreadsAndThreeLoops) {
+  EXPECT_EQ(propose("fuse_parallel_loops", default_pipeline(*gemm_), 1), Lines{});
+  EXPECT_EQ(propose("fuse_parallel_loops", default_pipeline(*gemm_), 2),
+            Lines{"C: fuse C i j i_j | parallel C.i_j"});
+  EXPECT_EQ(propose("fuse_parallel_loops", default_pipeline(*rmsnorm_), 2), Lines{});
+}
+
+// ---- Every form, every task: the proposals apply and lower --------------------------------
+
+TEST_F(Tasks, EveryProposalAppliesAndLowers) {
+  for (const Task* t : {rmsnorm_, gemm_, gemm_relu_, softmax_}) {
+    const sched::Pipeline base = default_pipeline(*t);
+    const std::string before = base.to_string();
+    for (const Strategy& s : strategy_catalog()) {
+      if (!s.moves) continue;
+      for (int threads : {1, 2}) {
+        Recipe r;
+        r.steps.push_back({s.id, {}});
+        auto real = realize_recipe(base, r, {.machine = nullptr, .threads = threads});
+        ASSERT_TRUE(real) << t->name << " " << s.id << ": " << real.error().message();
+        EXPECT_TRUE(real->skipped.empty())
+            << t->name << " " << s.id << ": " << (real->skipped.empty() ? "" : real->skipped[0]);
+        auto src = generate_kernel(*t, real->schedule, {});
+        EXPECT_TRUE(src) << t->name << " " << s.id << ": " << src.error().message() << "\n"
+                         << real->schedule.to_string();
+      }
+    }
+    EXPECT_EQ(base.to_string(), before) << "a form must not change the pipeline it reads";
+  }
+}
+
+// ---- pipeline_facts -----------------------------------------------------------------------
+
+TEST_F(Tasks, PipelineFactsOfTheDefaultPipelines) {
+  PipelineFacts f = pipeline_facts(default_pipeline(*rmsnorm_));
+  EXPECT_EQ(f.stages, 3);
+  EXPECT_EQ(f.pure_intermediates_at_root, 1);  // ms
+  EXPECT_EQ(f.intermediates_at_root, 2);       // ms_r, ms
+  EXPECT_EQ(f.gemm_like, 0);
+  EXPECT_EQ(f.row_reductions, 1);  // ms_r
+  EXPECT_EQ(f.vectorized, 0);
+  EXPECT_EQ(f.unvectorized, 3);
+  EXPECT_EQ(f.parallel, 0);
+  EXPECT_EQ(f.register_blocked, 0);
+  EXPECT_EQ(f.packed, 0);
+  EXPECT_EQ(f.recurrences, 0);
+
+  f = pipeline_facts(default_pipeline(*gemm_));
+  EXPECT_EQ(f.stages, 1);
+  EXPECT_EQ(f.intermediates_at_root, 0);
+  EXPECT_EQ(f.gemm_like, 1);
+  EXPECT_EQ(f.row_reductions, 1) << "k is innermost and walks A's rows";
+  EXPECT_EQ(f.unvectorized, 1);
+
+  f = pipeline_facts(default_pipeline(*gemm_relu_));
+  EXPECT_EQ(f.stages, 2);
+  EXPECT_EQ(f.pure_intermediates_at_root, 0);
+  EXPECT_EQ(f.intermediates_at_root, 1);  // y_r
+  EXPECT_EQ(f.gemm_like, 1);
+  EXPECT_EQ(f.unvectorized, 2);
+
+  f = pipeline_facts(default_pipeline(*softmax_));
+  EXPECT_EQ(f.stages, 7);
+  EXPECT_EQ(f.pure_intermediates_at_root, 3);  // z, g, e
+  EXPECT_EQ(f.intermediates_at_root, 6);       // all but y
+  EXPECT_EQ(f.gemm_like, 1);                   // z_r
+  EXPECT_EQ(f.row_reductions, 3);              // z_r, m, y_r
+  EXPECT_EQ(f.unvectorized, 7);
+}
+
+TEST_F(Tasks, PipelineFactsFollowTheSchedule) {
+  const sched::Pipeline blocked =
+      scheduled(*gemm_, register_block_text(*gemm_) +
+                            "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\n"
+                            "vectorize B_pk.j 16\nparallel C.j.o\n");
+  PipelineFacts f = pipeline_facts(blocked);
+  EXPECT_EQ(f.stages, 3);  // C_acc, B_pk, C
+  EXPECT_EQ(f.register_blocked, 1);
+  EXPECT_EQ(f.packed, 1);
+  EXPECT_EQ(f.vectorized, 3);
+  EXPECT_EQ(f.unvectorized, 0);
+  EXPECT_EQ(f.parallel, 1);
+  EXPECT_EQ(f.intermediates_at_root, 0) << "cache stages are not intermediates to fuse";
+
+  const sched::Pipeline fused =
+      scheduled(*softmax_,
+                "compute_inline z\ncompute_inline g\ncompute_at y_r y.b\ncompute_at e y.b\n"
+                "compute_at m y.b\nvectorize y.o 16\n");
+  f = pipeline_facts(fused);
+  EXPECT_EQ(f.stages, 7);
+  EXPECT_EQ(f.pure_intermediates_at_root, 0);
+  EXPECT_EQ(f.intermediates_at_root, 1);  // z_r
+  EXPECT_EQ(f.vectorized, 1);
+  EXPECT_EQ(f.unvectorized, 4) << "z_r, m, e, y_r (inlined stages are not computed)";
+}
+
+TEST(PipelineFacts, CountsRecurrences) {
+  Task scan = testing::task_at("tests/golden/tasks/scan");
+  PipelineFacts f = pipeline_facts(testing::pipeline_of(scan));
+  EXPECT_EQ(f.recurrences, 1);
+  EXPECT_EQ(f.row_reductions, 0);
+  EXPECT_EQ(f.gemm_like, 0);
+}
+
+}  // namespace
+}  // namespace kf::agents::builtin

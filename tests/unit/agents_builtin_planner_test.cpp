@@ -1,0 +1,275 @@
+// The built-in planner in isolation (agents/builtin/planner.cpp): fixed evidence and a fixed
+// pipeline in, the decision out. Nothing is measured: the evidence is written by hand the way
+// the profiler would report it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "agents/builtin/brain.h"
+#include "lower_test_util.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+Evidence evidence(const std::string& bound, double fraction, int threads = 1,
+                  double cpus_busy = 1.0) {
+  Evidence e;
+  e.bound = bound;
+  e.fraction = fraction;
+  e.headroom = fraction > 0 ? 1 / fraction : 1;
+  e.gflops = bound == "compute" ? 100 * fraction : 1;
+  e.gbps = bound == "memory" ? 20 * fraction : 1;
+  e.threads = threads;
+  e.cpus_busy = cpus_busy;
+  return e;
+}
+
+// A planner call on a task's pipeline after `recipe` (the best candidate's).
+struct Scenario {
+  Task task;
+  sched::Pipeline pipeline;
+  Recipe recipe;
+
+  Scenario(const std::string& task_dir, Recipe r, int threads = 1)
+      : task(testing::task_at(task_dir)), recipe(std::move(r)) {
+    init(threads);
+  }
+  Scenario(Task t, Recipe r, int threads = 1) : task(std::move(t)), recipe(std::move(r)) {
+    init(threads);
+  }
+  Scenario(const Scenario&) = delete;
+
+  Plan plan(const Evidence& e, std::set<std::string> tried = {}, double stop_fraction = 0.85) {
+    PlanInput in;
+    in.task = &task;
+    in.pipeline = &pipeline;
+    in.recipe = &recipe;
+    in.evidence = e;
+    in.tried = std::move(tried);
+    in.ctx = {.machine = nullptr, .threads = e.threads};
+    in.stop_fraction = stop_fraction;
+    return BuiltinPlanner().plan(in);
+  }
+
+ private:
+  void init(int threads) {
+    auto p =
+        pipeline_of(testing::pipeline_of(task), recipe, {.machine = nullptr, .threads = threads});
+    KF_CHECK(p.has_value()) << p.error().message();
+    pipeline = std::move(*p);
+    pipeline.task = &task;
+  }
+};
+
+Recipe recipe_of(std::initializer_list<const char*> ids) {
+  Recipe r;
+  for (const char* id : ids) r.steps.push_back({id, find_strategy(id)->default_knobs()});
+  return r;
+}
+
+// An elementwise, memory-bound task (no reduction, one stage).
+Task elementwise_task() {
+  auto t = parse_task(R"(
+name        = "scale_relu"
+category    = "elementwise"
+description = "y = max(2 x, 0), f32"
+dtype       = "f32"
+
+[signature]
+function = "scale_relu"
+dims     = ["N", "D"]
+inputs   = [ { name = "x", dtype = "f32", shape = ["N", "D"], dist = { kind = "normal", std = 1.0 } } ]
+outputs  = [ { name = "y", dtype = "f32", shape = ["N", "D"] } ]
+
+[shapes]
+bench = { N = 4096, D = 4096 }
+tests = [ { N = 1, D = 1 }, { N = 3, D = 17 } ]
+
+[tolerance]
+f32 = { rel_l2 = 1e-6, atol = 1e-6, rtol = 1e-6 }
+
+[cost]
+flops = "2 * N * D"
+
+[te]
+spec = """
+y[n, d] = max(2 * x[n, d], 0)
+"""
+)",
+                      "scale_relu/task.toml");
+  KF_CHECK(t.has_value()) << t.error().message();
+  return *t;
+}
+
+TEST(BuiltinPlanner, ComputeBoundGemmIsRegisterBlocked) {
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Plan p = s.plan(evidence("compute", 0.05));
+  EXPECT_EQ(p.strategy, "register_block");
+  EXPECT_EQ(p.knobs, find_strategy("register_block")->default_knobs());
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 8.0) << "min(headroom 20x, 8x)";
+  EXPECT_TRUE(p.why.starts_with("Register-block the reduction: ")) << p.why;
+  EXPECT_NE(p.bottleneck.find("compute-bound at 5%"), std::string::npos) << p.bottleneck;
+  EXPECT_NE(p.analysis.find("1 stages: 1 GEMM-like, 0 register-blocked"), std::string::npos)
+      << p.analysis;
+  // The next-ranked applicable strategies, best first (vectorize_inner has nothing to vectorize:
+  // C's innermost loop is its reduction).
+  ASSERT_GE(p.alternatives.size(), 2u);
+  EXPECT_EQ(p.alternatives[0], "rfactor_reduction (~4.0x)");
+  EXPECT_EQ(p.alternatives[1], "reorder_unit_stride (~4.0x)");
+  for (const auto& a : p.alternatives) EXPECT_EQ(a.find("vectorize_inner"), std::string::npos) << a;
+}
+
+TEST(BuiltinPlanner, ExpectationIsCappedByTheHeadroom) {
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Plan p = s.plan(evidence("compute", 0.5));
+  EXPECT_EQ(p.strategy, "register_block");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 2.0) << "at 50% of the roofline, 2x is all there is";
+}
+
+TEST(BuiltinPlanner, AfterRegisterBlockThePanelIsPacked) {
+  Scenario s("bench/jaxbench/08_gemm", recipe_of({"register_block"}));
+  Plan p = s.plan(evidence("compute", 0.3));
+  EXPECT_EQ(p.strategy, "pack_operand");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.5);
+  EXPECT_FALSE(p.why.empty());
+}
+
+TEST(BuiltinPlanner, AfterRegisterBlockAndPackItUnrollsTheReduction) {
+  Scenario s("bench/jaxbench/08_gemm", recipe_of({"register_block", "pack_operand"}));
+  Plan p = s.plan(evidence("compute", 0.3));
+  // unroll_inner (~1.5x) ranks higher but has nothing to do: the loop outside C's vector loop
+  // is unrolled already, and the tile and the panel are cache stages.
+  EXPECT_EQ(p.strategy, "unroll_reduction") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.1);
+}
+
+TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Plan p = s.plan(evidence("compute", 0.05), {"register_block"});
+  EXPECT_EQ(p.strategy, "rfactor_reduction");
+  p = s.plan(evidence("compute", 0.05), {"register_block", "rfactor_reduction"});
+  EXPECT_EQ(p.strategy, "reorder_unit_stride");
+}
+
+TEST(BuiltinPlanner, MemoryBoundRmsnormGetsVectorPartialSums) {
+  Scenario s("bench/jaxbench/12_rmsnorm", {});
+  Plan p = s.plan(evidence("memory", 0.2));
+  // The row's sum of squares is one scalar chain: rfactor (~4x) outranks vectorizing the
+  // elementwise stages (~3x, memory-bound), fusing (~2x) and inlining (~1.5x).
+  EXPECT_EQ(p.strategy, "rfactor_reduction");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 4.0);
+  EXPECT_GT(p.expected_speedup, 1.0);
+  EXPECT_NE(p.why.find("row reductions run as one scalar dependence chain"), std::string::npos)
+      << p.why;
+  EXPECT_NE(p.bottleneck.find("memory-bound at 20%"), std::string::npos) << p.bottleneck;
+  ASSERT_EQ(p.alternatives.size(), 3u);
+  EXPECT_EQ(p.alternatives[0], "vectorize_inner (~3.0x)");
+  EXPECT_EQ(p.alternatives[1], "fuse_into_consumer (~2.0x)");
+  EXPECT_EQ(p.alternatives[2], "inline_elementwise (~1.5x)");
+}
+
+TEST(BuiltinPlanner, MemoryBoundRmsnormFusesOnceVectorized) {
+  Scenario s("bench/jaxbench/12_rmsnorm", recipe_of({"rfactor_reduction", "vectorize_inner"}));
+  Plan p = s.plan(evidence("memory", 0.3));
+  EXPECT_EQ(p.strategy, "fuse_into_consumer");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 2.0);
+  EXPECT_NE(p.why.find("fusing keeps each row in L1"), std::string::npos) << p.why;
+}
+
+TEST(BuiltinPlanner, StopsNearTheRoofline) {
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Plan p = s.plan(evidence("compute", 0.85));
+  EXPECT_EQ(p.strategy, "stop");
+  EXPECT_NE(p.why.find("85% of the roofline"), std::string::npos) << p.why;
+  p = s.plan(evidence("memory", 0.95));
+  EXPECT_EQ(p.strategy, "stop");
+  p = s.plan(evidence("compute", 0.6), {}, 0.5);
+  EXPECT_EQ(p.strategy, "stop") << "the stop fraction is the caller's";
+  p = s.plan(evidence("compute", 0.84));
+  EXPECT_EQ(p.strategy, "register_block");
+}
+
+TEST(BuiltinPlanner, UnmeasuredEvidenceDoesNotStop) {
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Evidence e;  // no roofline: bound ""
+  Plan p = s.plan(e);
+  EXPECT_EQ(p.bottleneck, "not measured yet");
+  EXPECT_EQ(p.strategy, "register_block");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.0) << "headroom 1: nothing to promise";
+}
+
+TEST(BuiltinPlanner, StopsWhenEverythingWasTried) {
+  std::set<std::string> all;
+  for (const Strategy& st : strategy_catalog()) all.insert(st.id);
+  for (const char* dir : {"bench/jaxbench/08_gemm", "bench/jaxbench/12_rmsnorm",
+                          "bench/jaxbench/50_matmul_gelu_softmax"}) {
+    Scenario s(dir, {}, 2);
+    Plan p = s.plan(evidence("memory", 0.1, 2, 1.0), all);
+    EXPECT_EQ(p.strategy, "stop") << dir;
+    EXPECT_EQ(p.why, "every strategy the rules suggest was tried from this best or does not apply");
+    EXPECT_TRUE(p.knobs.empty());
+  }
+}
+
+TEST(BuiltinPlanner, FindingsReachTheAnalysis) {
+  Scenario s("bench/jaxbench/12_rmsnorm", {});
+  Evidence e = evidence("memory", 0.2);
+  e.findings = {"hot loop at line 12 not vectorized: complicated access pattern"};
+  Plan p = s.plan(e);
+  EXPECT_NE(p.analysis.find("complicated access pattern"), std::string::npos) << p.analysis;
+}
+
+TEST(BuiltinPlanner, IdleThreadsRankParallelOuterHigh) {
+  Scenario s(elementwise_task(), {}, 2);
+  // Two threads requested, one CPU busy, nothing parallel.
+  Plan p = s.plan(evidence("memory", 0.1, 2, 1.0));
+  EXPECT_EQ(p.strategy, "vectorize_inner");
+  ASSERT_FALSE(p.alternatives.empty());
+  EXPECT_EQ(p.alternatives[0], "parallel_outer (~2.0x)");
+  p = s.plan(evidence("memory", 0.1, 2, 1.0), {"vectorize_inner"});
+  EXPECT_EQ(p.strategy, "parallel_outer");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 2.0);
+  EXPECT_NE(p.why.find("1.0 of 2 CPUs busy"), std::string::npos) << p.why;
+}
+
+TEST(BuiltinPlanner, ParallelOuterComesFirstOnceVectorized) {
+  Scenario s(elementwise_task(), recipe_of({"vectorize_inner"}), 2);
+  Plan p = s.plan(evidence("memory", 0.1, 2, 1.0));
+  EXPECT_EQ(p.strategy, "parallel_outer") << p.why;
+}
+
+TEST(BuiltinPlanner, OneThreadNeverParallelizes) {
+  Scenario s(elementwise_task(), recipe_of({"vectorize_inner"}), 1);
+  Plan p = s.plan(evidence("memory", 0.1, 1, 0.2));
+  EXPECT_NE(p.strategy, "parallel_outer");
+  for (const auto& a : p.alternatives) EXPECT_EQ(a.find("parallel"), std::string::npos) << a;
+}
+
+TEST(BuiltinPlanner, BusyThreadsOnAParallelKernelDoNotAskForMore) {
+  Scenario s(elementwise_task(), recipe_of({"vectorize_inner", "parallel_outer"}), 2);
+  Plan p = s.plan(evidence("memory", 0.3, 2, 1.9));
+  EXPECT_NE(p.strategy, "parallel_outer");
+  EXPECT_NE(p.strategy, "fuse_parallel_loops");
+}
+
+TEST(BuiltinPlanner, PlanJsonCarriesTheDecision) {
+  Scenario s("bench/jaxbench/12_rmsnorm", {});
+  Plan p = s.plan(evidence("memory", 0.2));
+  nlohmann::json j = p.to_json();
+  EXPECT_EQ(j["strategy"], "rfactor_reduction");
+  EXPECT_EQ(j["knobs"]["lanes"], 16);
+  EXPECT_EQ(j["why"], p.why);
+  EXPECT_EQ(j["expected_speedup"], 4.0);
+  EXPECT_EQ(j["alternatives"].size(), p.alternatives.size());
+  EXPECT_EQ(j["bottleneck"], p.bottleneck);
+}
+
+TEST(BuiltinPlanner, IsDeterministic) {
+  Scenario s("bench/jaxbench/50_matmul_gelu_softmax", {});
+  const Evidence e = evidence("compute", 0.1);
+  const nlohmann::json first = s.plan(e).to_json();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(s.plan(e).to_json(), first);
+}
+
+}  // namespace
+}  // namespace kf::agents::builtin

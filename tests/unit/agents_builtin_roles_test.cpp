@@ -1,0 +1,410 @@
+// The built-in implementer, debugger, tester and autotuner in isolation
+// (agents/builtin/roles.cpp). Judged results are written by hand; the autotuner measures with a
+// fake MeasureFn whose time is a known function of the knobs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agents/builtin/brain.h"
+#include "agents/judge.h"
+#include "lower_test_util.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+Recipe recipe_of(std::initializer_list<const char*> ids) {
+  Recipe r;
+  for (const char* id : ids) r.steps.push_back({id, find_strategy(id)->default_knobs()});
+  return r;
+}
+
+// ---- Implementer --------------------------------------------------------------------------
+
+class Implementer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gemm_ = testing::task_at("bench/jaxbench/08_gemm");
+    base_ = testing::pipeline_of(gemm_);
+  }
+  ImplementInput input(const CandidateMsg* best = nullptr, int threads = 1) {
+    ImplementInput in;
+    in.task = &gemm_;
+    in.base = &base_;
+    in.best = best;
+    in.ctx = {.machine = nullptr, .threads = threads};
+    in.compile.cxx = "g++";
+    return in;
+  }
+  Task gemm_;
+  sched::Pipeline base_;
+  BuiltinImplementer impl_;
+};
+
+TEST_F(Implementer, EmptyRecipeIsTheNaiveKernelWithAStableKey) {
+  auto a = impl_.realize({}, input(), "naive");
+  ASSERT_TRUE(a) << a.error().message();
+  EXPECT_EQ(a->origin, "naive");
+  EXPECT_EQ(a->parent, "");
+  EXPECT_TRUE(a->schedule.empty());
+  EXPECT_TRUE(a->recipe.steps.empty());
+  EXPECT_TRUE(a->skipped.empty());
+  EXPECT_EQ(a->threads, 1);
+  auto naive = generate_kernel(gemm_, {}, {});
+  ASSERT_TRUE(naive);
+  EXPECT_EQ(a->source, *naive) << "the default schedule's kernel";
+  EXPECT_EQ(a->key, candidate_key(a->source, input().compile));
+  auto b = impl_.realize({}, input(), "naive again");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->key, a->key) << "the same recipe is the same candidate";
+  EXPECT_EQ(b->source, a->source);
+}
+
+TEST_F(Implementer, ImplementAppendsThePlansStepToTheBest) {
+  auto naive = impl_.realize({}, input(), "naive");
+  ASSERT_TRUE(naive);
+  Plan plan;
+  plan.strategy = "register_block";
+  plan.knobs = {{"mr", 4}, {"nr", 32}, {"lanes", 16}};
+  auto c = impl_.implement(plan, input(&*naive));
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->origin, "builtin:register_block");
+  EXPECT_EQ(c->parent, naive->key);
+  ASSERT_EQ(c->recipe.steps.size(), 1u);
+  EXPECT_EQ(c->recipe.steps[0].strategy, "register_block");
+  EXPECT_EQ(c->recipe.steps[0].knobs.at("mr"), 4);
+  EXPECT_NE(c->schedule.find("split C.i i.o i.i 4"), std::string::npos) << c->schedule;
+  EXPECT_NE(c->key, naive->key);
+
+  plan.strategy = "pack_operand";
+  plan.knobs = find_strategy("pack_operand")->default_knobs();
+  auto d = impl_.implement(plan, input(&*c));
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->parent, c->key);
+  ASSERT_EQ(d->recipe.steps.size(), 2u);
+  EXPECT_EQ(d->recipe.steps[0].knobs.at("mr"), 4) << "the best's steps are kept as they are";
+  EXPECT_EQ(d->recipe.steps[1].strategy, "pack_operand");
+  EXPECT_TRUE(d->schedule.starts_with(c->schedule)) << "a recipe replays its prefix first";
+  EXPECT_NE(d->schedule.find("cache_read B C_acc B_pk"), std::string::npos) << d->schedule;
+}
+
+TEST_F(Implementer, WithoutABestItStartsFromTheDefaultSchedule) {
+  Plan plan;
+  plan.strategy = "reorder_unit_stride";
+  auto c = impl_.implement(plan, input());
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->parent, "");
+  EXPECT_EQ(c->schedule, "reorder C i k j\n");
+}
+
+TEST_F(Implementer, AStrategyWithNothingToDoFailsWithAMessage) {
+  Plan plan;
+  plan.strategy = "pack_operand";  // no register tile to pack for
+  auto c = impl_.implement(plan, input());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "pack_operand does not apply here: nothing to transform");
+}
+
+TEST_F(Implementer, AnIllegalStepFailsWithTheSchedulesReason) {
+  // mr = 0: a split factor the schedule layer refuses.
+  Plan plan;
+  plan.strategy = "register_block";
+  plan.knobs = {{"mr", 0}};
+  auto c = impl_.implement(plan, input());
+  ASSERT_FALSE(c);
+  EXPECT_TRUE(
+      c.error().message().starts_with("register_block does not apply here: register_block on C: "))
+      << c.error().message();
+}
+
+TEST_F(Implementer, UnknownStrategyFails) {
+  Plan plan;
+  plan.strategy = "warp_speed";
+  auto c = impl_.implement(plan, input());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(), "recipe: unknown strategy 'warp_speed'");
+}
+
+TEST_F(Implementer, ThreadCountKnobSetsTheCandidatesThreads) {
+  Recipe r;
+  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "as requested";
+  r.steps.push_back({"thread_count", {{"threads", 2}}});
+  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 2);
+  r.steps[0].knobs["threads"] = 8;
+  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "never more than requested";
+  r.steps[0].knobs["threads"] = 0;
+  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "0: as requested";
+}
+
+TEST_F(Implementer, PipelineOfReplaysARecipe) {
+  auto p = pipeline_of(base_, recipe_of({"register_block", "pack_operand"}), {});
+  ASSERT_TRUE(p) << p.error().message();
+  EXPECT_GE(p->find("C_acc"), 0);
+  EXPECT_GE(p->find("B_pk"), 0);
+  auto bad = pipeline_of(base_, recipe_of({"online_softmax"}), {});
+  EXPECT_FALSE(bad);
+}
+
+// ---- Debugger -----------------------------------------------------------------------------
+
+CandidateMsg generated_candidate() {
+  CandidateMsg c;
+  c.key = "k";
+  c.source = "// generated\n";
+  c.schedule = "reorder C i k j\n";
+  c.recipe = recipe_of({"reorder_unit_stride"});
+  return c;
+}
+
+TEST(BuiltinDebugger, CompileErrorInGeneratedCodeIsAKforgeBug) {
+  RunResult r;
+  r.verdict = Verdict::compile_error;
+  r.message = "does not compile";
+  r.diagnostics = {"cand.cpp:3:5: error: expected ';'"};
+  r.compile.diagnostics = {{"cand.cpp", 3, 5, "error", "expected ';' before '}' token"},
+                           {"cand.cpp", 1, 1, "warning", "unused parameter"}};
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "compile");
+  EXPECT_TRUE(d.diagnostics.kforge_bug);
+  EXPECT_EQ(d.diagnostics.message, "does not compile");
+  EXPECT_EQ(d.diagnostics.details, (std::vector<std::string>{"cand.cpp:3:5: error: expected ';'",
+                                                             "3:5: expected ';' before '}' token"}))
+      << "errors only, not warnings";
+  EXPECT_FALSE(d.repaired.has_value());
+}
+
+TEST(BuiltinDebugger, WrongAnswerListsTheFailingChecks) {
+  RunResult r;
+  r.verdict = Verdict::wrong_answer;
+  r.checks = {{.shape = "M=1 N=1 K=1", .passed = true},
+              {.shape = "M=17 N=33 K=7", .passed = false, .detail = "rel_l2 0.3 > 1e-5"}};
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "test");
+  EXPECT_TRUE(d.diagnostics.kforge_bug);
+  EXPECT_EQ(d.diagnostics.details, std::vector<std::string>{"M=17 N=33 K=7: rel_l2 0.3 > 1e-5"});
+}
+
+TEST(BuiltinDebugger, OkIsPhaseNone) {
+  RunResult r;
+  r.verdict = Verdict::ok;
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "none");
+  EXPECT_FALSE(d.diagnostics.kforge_bug);
+  EXPECT_FALSE(d.repaired.has_value());
+}
+
+TEST(BuiltinDebugger, HandWrittenCodeThatFailsIsNotAKforgeBug) {
+  CandidateMsg c;
+  c.source = "int main() { return }\n";
+  RunResult r;
+  r.verdict = Verdict::compile_error;
+  DebugOutcome d = BuiltinDebugger().debug(c, r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "compile");
+  EXPECT_FALSE(d.diagnostics.kforge_bug);
+}
+
+TEST(BuiltinDebugger, TimeoutWithTunedKnobsRetriesWithDefaults) {
+  CandidateMsg c = generated_candidate();
+  c.recipe = recipe_of({"rfactor_reduction", "unroll_inner"});
+  c.recipe.steps[1].knobs["unroll"] = 8;
+  RunResult r;
+  r.verdict = Verdict::timeout;
+  r.message = "ran past 2 s";
+  DebugOutcome d = BuiltinDebugger().debug(c, r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "run");
+  EXPECT_FALSE(d.diagnostics.kforge_bug) << "slow is not wrong";
+  ASSERT_TRUE(d.repaired.has_value());
+  ASSERT_EQ(d.repaired->steps.size(), 2u);
+  EXPECT_EQ(d.repaired->steps[0].knobs, c.recipe.steps[0].knobs);
+  EXPECT_EQ(d.repaired->steps[1].knobs, find_strategy("unroll_inner")->default_knobs());
+  // Only once, and only when the knobs were not the defaults already.
+  EXPECT_FALSE(BuiltinDebugger().debug(c, r, 2).repaired.has_value());
+  CandidateMsg defaults = c;
+  defaults.recipe = *d.repaired;
+  EXPECT_FALSE(BuiltinDebugger().debug(defaults, r, 1).repaired.has_value());
+}
+
+TEST(BuiltinDebugger, CrashOfGeneratedCodeIsAKforgeBugButNotRepaired) {
+  RunResult r;
+  r.verdict = Verdict::crash;
+  r.message = "SIGSEGV";
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  EXPECT_EQ(d.diagnostics.phase, "run");
+  EXPECT_TRUE(d.diagnostics.kforge_bug);
+  EXPECT_FALSE(d.repaired.has_value());
+  for (Verdict v : {Verdict::memory_limit, Verdict::forbidden, Verdict::suspicious}) {
+    r.verdict = v;
+    d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+    EXPECT_EQ(d.diagnostics.phase, "run") << verdict_name(v);
+    EXPECT_FALSE(d.diagnostics.kforge_bug) << verdict_name(v);
+  }
+}
+
+// ---- Tester -------------------------------------------------------------------------------
+
+RunResult timed(Verdict v, double median, int passed, int failed) {
+  RunResult r;
+  r.verdict = v;
+  r.message = std::string(verdict_name(v));
+  for (int i = 0; i < passed; ++i) r.checks.push_back({.shape = "ok", .passed = true});
+  for (int i = 0; i < failed; ++i) r.checks.push_back({.shape = "bad", .passed = false});
+  if (median > 0) {
+    Timing t;
+    t.median_s = median;
+    t.min_s = median * 0.8;
+    r.timing = t;
+  }
+  return r;
+}
+
+TEST(BuiltinTester, SpeedupAgainstTheBestAndChecksCounted) {
+  const RunResult best = timed(Verdict::ok, 2e-3, 5, 0);
+  TestReport t = BuiltinTester().report(timed(Verdict::ok, 5e-4, 9, 0), &best);
+  EXPECT_EQ(t.verdict, Verdict::ok);
+  EXPECT_EQ(t.checks_passed, 9);
+  EXPECT_EQ(t.checks_total, 9);
+  EXPECT_DOUBLE_EQ(t.median_s, 5e-4);
+  EXPECT_DOUBLE_EQ(t.min_s, 4e-4);
+  EXPECT_DOUBLE_EQ(t.speedup_vs_best, 4.0);
+  EXPECT_FALSE(t.reused);
+
+  t = BuiltinTester().report(timed(Verdict::ok, 4e-3, 3, 0), &best);
+  EXPECT_DOUBLE_EQ(t.speedup_vs_best, 0.5) << "slower than the best";
+}
+
+TEST(BuiltinTester, NoSpeedupWhenNotOkOrNoBest) {
+  const RunResult best = timed(Verdict::ok, 2e-3, 5, 0);
+  TestReport t = BuiltinTester().report(timed(Verdict::wrong_answer, 1e-3, 7, 2), &best);
+  EXPECT_EQ(t.verdict, Verdict::wrong_answer);
+  EXPECT_EQ(t.checks_passed, 7);
+  EXPECT_EQ(t.checks_total, 9);
+  EXPECT_EQ(t.speedup_vs_best, 0);
+  t = BuiltinTester().report(timed(Verdict::ok, 1e-3, 3, 0), nullptr);
+  EXPECT_EQ(t.speedup_vs_best, 0);
+  t = BuiltinTester().report(timed(Verdict::compile_error, 0, 0, 0), &best);
+  EXPECT_EQ(t.checks_total, 0);
+  EXPECT_EQ(t.median_s, 0);
+  nlohmann::json j = t.to_json();
+  EXPECT_EQ(j["verdict"], "compile_error");
+  EXPECT_EQ(j["speedup_vs_best"], 0.0);
+}
+
+// ---- Autotuner ----------------------------------------------------------------------------
+
+// A fake measurement: time is a separable function of register_block's knobs with its optimum
+// at mr=8, nr=48, lanes=8 (every other value at least 10% slower per knob).
+struct FakeMeasure {
+  std::map<std::string, double> cost_mr = {{"4", 1.3}, {"6", 1.2}, {"8", 1.0}};
+  std::map<std::string, double> cost_nr = {{"16", 1.5}, {"32", 1.2}, {"48", 1.0}};
+  std::map<std::string, double> cost_lanes = {{"8", 1.0}, {"16", 1.1}};
+  std::vector<std::string> measured;  // recipes, in call order
+  std::vector<std::string> origins;
+
+  double time_of(const Recipe& r) const {
+    const Knobs& k = r.steps.at(0).knobs;
+    return cost_mr.at(std::to_string(k.at("mr"))) * cost_nr.at(std::to_string(k.at("nr"))) *
+           cost_lanes.at(std::to_string(k.at("lanes")));
+  }
+  MeasureFn fn() {
+    return [this](const Recipe& r, const std::string& origin) -> std::optional<double> {
+      measured.push_back(r.to_string());
+      origins.push_back(origin);
+      return time_of(r);
+    };
+  }
+};
+
+TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
+  FakeMeasure m;
+  const Recipe start = recipe_of({"register_block"});  // mr=6 nr=32 lanes=16
+  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20);
+  EXPECT_EQ(best.to_string(), "register_block(lanes=8,mr=8,nr=48)");
+  EXPECT_DOUBLE_EQ(m.time_of(best), 1.0);
+  EXPECT_LE(m.measured.size(), 20u);
+  // One sweep finds it (5 variants), a second confirms nothing improves.
+  EXPECT_GE(m.measured.size(), 5u);
+  ASSERT_FALSE(m.origins.empty());
+  EXPECT_EQ(m.origins[0], "autotune:register_block.mr=4");
+}
+
+TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
+  const Recipe start = recipe_of({"register_block"});
+  for (int budget = 0; budget <= 12; ++budget) {
+    FakeMeasure m;
+    Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget);
+    EXPECT_LE(m.measured.size(), static_cast<size_t>(budget)) << "budget " << budget;
+    EXPECT_LE(m.time_of(best), m.time_of(start)) << "never worse than the start";
+    if (budget == 0) {
+      EXPECT_EQ(best.to_string(), start.to_string());
+    }
+  }
+}
+
+TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
+  FakeMeasure m;
+  const Recipe start = recipe_of({"register_block"});
+  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100);
+  std::set<std::string> unique(m.measured.begin(), m.measured.end());
+  EXPECT_EQ(unique.size(), m.measured.size()) << "a recipe measured twice wastes the budget";
+  EXPECT_EQ(unique.count(start.to_string()), 0u) << "the start was measured already";
+  // 3 x 3 x 2 grid minus the start: coordinate descent visits at most that many.
+  EXPECT_LE(m.measured.size(), 17u);
+}
+
+TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
+  FakeMeasure m;
+  m.cost_mr = {{"4", 1.0}, {"6", 1.0}, {"8", 0.99}};  // 1% is noise
+  m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}};
+  m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
+  const Recipe start = recipe_of({"register_block"});
+  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20);
+  EXPECT_EQ(best.to_string(), start.to_string());
+}
+
+TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
+  FakeMeasure m;
+  const Recipe start = recipe_of({"register_block"});
+  int calls = 0;
+  MeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
+    ++calls;
+    if (r.steps[0].knobs.at("mr") == 8) return std::nullopt;  // e.g. does not compile
+    return m.time_of(r);
+  };
+  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), fn, 20);
+  EXPECT_EQ(best.steps[0].knobs.at("mr"), 6) << "mr=8 failed; 4 is slower than 6";
+  EXPECT_EQ(best.steps[0].knobs.at("nr"), 48);
+  EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
+  EXPECT_LE(calls, 20);
+}
+
+TEST(BuiltinAutotuner, TunesEveryStepsKnobs) {
+  Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});  // lanes 16, unroll 4
+  std::vector<std::string> origins;
+  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    const double lanes = r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
+    const double unroll = r.steps[1].knobs.at("unroll") == 2 ? 1.0 : 2.0;
+    return lanes * unroll;
+  };
+  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10);
+  EXPECT_EQ(best.to_string(), "rfactor_reduction(lanes=8) + unroll_inner(unroll=2)");
+  ASSERT_GE(origins.size(), 2u);
+  EXPECT_EQ(origins[0], "autotune:rfactor_reduction.lanes=8");
+  EXPECT_EQ(origins[1], "autotune:unroll_inner.unroll=2");
+}
+
+TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {
+  int calls = 0;
+  MeasureFn fn = [&](const Recipe&, const std::string&) -> std::optional<double> {
+    ++calls;
+    return 1.0;
+  };
+  Recipe start = recipe_of({"inline_elementwise", "parallel_outer"});
+  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(best.to_string(), start.to_string());
+}
+
+}  // namespace
+}  // namespace kf::agents::builtin

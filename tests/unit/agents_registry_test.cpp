@@ -1,0 +1,82 @@
+// The registry of brains and the planner's evidence from a judged result (agents/registry.cpp).
+#include <gtest/gtest.h>
+
+#include "agents/roles.h"
+
+namespace kf::agents {
+namespace {
+
+TEST(BrainRegistry, BuiltinHasEveryRole) {
+  EXPECT_EQ(brain_names(), std::vector<std::string>{"builtin"});
+  for (const std::string& name : brain_names()) {
+    auto b = make_brain(name);
+    ASSERT_TRUE(b) << b.error().message();
+    EXPECT_EQ(b->name, name);
+    EXPECT_NE(b->planner, nullptr);
+    EXPECT_NE(b->implementer, nullptr);
+    EXPECT_NE(b->debugger, nullptr);
+    EXPECT_NE(b->tester, nullptr);
+    EXPECT_NE(b->autotuner, nullptr);
+  }
+}
+
+TEST(BrainRegistry, UnknownBrainNamesTheKnownOnes) {
+  auto b = make_brain("gpt");
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().message().find("unknown brain 'gpt'"), std::string::npos)
+      << b.error().message();
+  EXPECT_NE(b.error().message().find("builtin"), std::string::npos) << b.error().message();
+}
+
+TEST(EvidenceFromResult, RooflineAndCounters) {
+  RunResult r;
+  Roofline f;
+  f.bound = "memory";
+  f.fraction = 0.25;
+  f.gflops = 3;
+  f.gbps = 5;
+  r.roofline = f;
+  r.counters = Counters{.cpus_busy = 1.5, .minor_faults_per_call = 100};
+  Evidence e = evidence_from_result(r, 4);
+  EXPECT_EQ(e.bound, "memory");
+  EXPECT_DOUBLE_EQ(e.fraction, 0.25);
+  EXPECT_DOUBLE_EQ(e.headroom, 4.0);
+  EXPECT_DOUBLE_EQ(e.gflops, 3);
+  EXPECT_DOUBLE_EQ(e.gbps, 5);
+  EXPECT_DOUBLE_EQ(e.cpus_busy, 1.5);
+  EXPECT_EQ(e.threads, 4);
+  EXPECT_TRUE(e.faults_in_hot_path);
+  EXPECT_FALSE(e.not_vectorized) << "the profiler's to say";
+
+  r.counters->minor_faults_per_call = 16;
+  EXPECT_FALSE(evidence_from_result(r, 1).faults_in_hot_path);
+}
+
+TEST(EvidenceFromResult, NothingMeasured) {
+  Evidence e = evidence_from_result(RunResult{}, 2);
+  EXPECT_EQ(e.bound, "");
+  EXPECT_DOUBLE_EQ(e.headroom, 1.0);
+  EXPECT_DOUBLE_EQ(e.fraction, 0);
+  EXPECT_DOUBLE_EQ(e.cpus_busy, 0);
+  EXPECT_EQ(e.threads, 2);
+
+  RunResult zero;
+  zero.roofline = Roofline{};
+  EXPECT_DOUBLE_EQ(evidence_from_result(zero, 1).headroom, 1.0) << "no division by zero";
+}
+
+TEST(EvidenceJson, HasEveryField) {
+  Evidence e;
+  e.bound = "compute";
+  e.fraction = 0.5;
+  e.findings = {"a finding"};
+  nlohmann::json j = e.to_json();
+  for (const char* k : {"bound", "fraction", "headroom", "gflops", "gbps", "cpus_busy", "threads",
+                        "not_vectorized", "faults_in_hot_path", "findings"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["bound"], "compute");
+  EXPECT_EQ(j["findings"][0], "a finding");
+}
+
+}  // namespace
+}  // namespace kf::agents

@@ -1,0 +1,571 @@
+// The optimize loop end to end (modes/optimize.h) on a small task with the real judge and tiny
+// budgets, then through the recorded judge: the simulation replays the same decisions, and a run
+// interrupted at any store write resumes to the same attempts and the same best.
+//
+// Nothing here asserts speed: the real run only has to judge its candidates ok, and everything
+// that depends on a measured time is compared against the recording, never against a number.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "modes/optimize.h"
+#include "store/memory_store.h"
+#include "support/fs.h"
+#include "support/test_env.h"
+
+namespace kf {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTask = testing::source_dir() / "tests/golden/tasks/f64_layernorm";
+
+// A directory of this process's own, removed when the tests end.
+fs::path temp_root() {
+  static const fs::path root = [] {
+    fs::path p = fs::temp_directory_path() / ("kf_modes_optimize_" + std::to_string(::getpid()));
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+  }();
+  return root;
+}
+
+class RemoveTempRoot : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(temp_root()); }
+};
+[[maybe_unused]] const auto* const kRemoveTempRoot =
+    ::testing::AddGlobalTestEnvironment(new RemoveTempRoot);
+
+// What a run did, attempt by attempt, without the parts that name the machine or the time.
+struct Step {
+  std::string kind, strategy, candidate, verdict;
+  double median_s = 0;
+  bool operator==(const Step&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Step& s) {
+  return os << s.kind << " " << s.strategy << " " << s.verdict << " " << s.median_s << " "
+            << s.candidate;
+}
+
+std::vector<Step> steps_of(Store& store, const std::string& run) {
+  auto a = store.attempts(run);
+  KF_CHECK(a.has_value()) << a.error().message();
+  std::vector<Step> out;
+  for (const AttemptRecord& r : *a)
+    out.push_back({r.kind, r.strategy, r.candidate_key, r.verdict, r.median_s});
+  return out;
+}
+
+std::vector<std::string> message_types(Store& store, const std::string& run) {
+  auto m = store.messages(run);
+  KF_CHECK(m.has_value()) << m.error().message();
+  std::vector<std::string> out;
+  for (const MessageRecord& r : *m) out.push_back(r.type);
+  return out;
+}
+
+OptimizeOptions small_options(const std::string& name) {
+  OptimizeOptions o;
+  o.task_dir = kTask;
+  o.budget_evals = 5;
+  o.min_time_s = 0.05;
+  o.final_run = false;
+  o.profile = false;
+  o.tune_budget = 1;
+  o.stop_fraction = 100;  // never stop for the roofline: the budget decides, whatever the timing
+  o.out_dir = temp_root() / name;
+  return o;
+}
+
+// One real run, shared by the tests of this suite (it compiles and times five candidates).
+class OptimizeLoop : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    store_ = new MemoryStore;
+    progress_ = new std::vector<std::string>;
+    recording_ = new fs::path(temp_root() / "real.jsonl");
+    OptimizeOptions o = small_options("real");
+    o.record = recording_->string();
+    o.progress = [](const std::string& line) { progress_->push_back(line); };
+    auto r = optimize(o, *store_);
+    if (r) {
+      result_ = new OptimizeResult(*r);
+    } else {
+      error_ = new std::string(r.error().message());
+    }
+  }
+  static void TearDownTestSuite() {
+    delete store_;
+    delete progress_;
+    delete recording_;
+    delete result_;
+    delete error_;
+  }
+  void SetUp() override {
+    ASSERT_EQ(error_, nullptr) << *error_;
+    ASSERT_NE(result_, nullptr);
+  }
+
+  // A simulated run of the recording on a fresh store.
+  static Expected<OptimizeResult> simulate(MemoryStore& store, const std::string& name) {
+    OptimizeOptions o = small_options(name);
+    o.simulate = recording_->string();
+    return optimize(o, store);
+  }
+
+  static MemoryStore* store_;
+  static std::vector<std::string>* progress_;
+  static fs::path* recording_;
+  static OptimizeResult* result_;
+  static std::string* error_;
+};
+MemoryStore* OptimizeLoop::store_ = nullptr;
+std::vector<std::string>* OptimizeLoop::progress_ = nullptr;
+fs::path* OptimizeLoop::recording_ = nullptr;
+OptimizeResult* OptimizeLoop::result_ = nullptr;
+std::string* OptimizeLoop::error_ = nullptr;
+
+TEST_F(OptimizeLoop, BestIsOkAndTheBudgetIsSpent) {
+  const OptimizeResult& r = *result_;
+  EXPECT_EQ(r.best_result.verdict, Verdict::ok) << r.best_result.message;
+  ASSERT_TRUE(r.best_result.timing.has_value());
+  EXPECT_GT(r.best_result.timing->median_s, 0);
+  EXPECT_FALSE(r.best.key.empty());
+  EXPECT_FALSE(r.best.source.empty());
+  EXPECT_EQ(r.evaluations, 5);
+  EXPECT_EQ(r.stop_reason, "evaluation budget spent");
+  EXPECT_FALSE(r.final_result.has_value()) << "final_run is off";
+  EXPECT_GE(r.attempts, r.evaluations);
+}
+
+TEST_F(OptimizeLoop, AttemptsAreStoredInSequence) {
+  const OptimizeResult& r = *result_;
+  auto attempts = store_->attempts(r.run_id);
+  ASSERT_TRUE(attempts);
+  ASSERT_EQ(static_cast<int>(attempts->size()), r.attempts);
+  int with_evaluation = 0;
+  std::set<std::string> evaluation_keys;
+  for (size_t i = 0; i < attempts->size(); ++i) {
+    const AttemptRecord& a = (*attempts)[i];
+    EXPECT_EQ(a.seq, static_cast<int>(i) + 1);
+    EXPECT_EQ(a.run_id, r.run_id);
+    if (a.evaluation_key.empty()) {
+      EXPECT_EQ(a.verdict, "not_applicable") << a.strategy;
+      continue;
+    }
+    ++with_evaluation;
+    evaluation_keys.insert(a.evaluation_key);
+    auto e = store_->find_evaluation(a.evaluation_key);
+    ASSERT_TRUE(e && e->has_value()) << a.evaluation_key;
+    EXPECT_EQ((*e)->candidate_key, a.candidate_key);
+    EXPECT_EQ((*e)->verdict, a.verdict);
+    EXPECT_EQ((*e)->task, "f64_layernorm");
+    EXPECT_FALSE((*e)->machine.starts_with("simulated:")) << "measured for real";
+    auto c = store_->get_candidate(a.candidate_key);
+    ASSERT_TRUE(c && c->has_value()) << a.candidate_key;
+    EXPECT_FALSE((*c)->source.empty());
+    EXPECT_TRUE((*c)->provenance.contains("origin"));
+  }
+  EXPECT_EQ(with_evaluation, r.evaluations);
+  auto count = store_->count_evaluations();
+  ASSERT_TRUE(count);
+  EXPECT_EQ(*count, static_cast<int64_t>(evaluation_keys.size()))
+      << "each distinct candidate is measured once; a repeat is read back";
+  EXPECT_EQ(static_cast<int>(evaluation_keys.size()), r.evaluations - r.reused);
+
+  const AttemptRecord& first = attempts->front();
+  EXPECT_EQ(first.kind, "baseline");
+  EXPECT_EQ(first.strategy, "default");
+  EXPECT_EQ(first.verdict, "ok");
+  EXPECT_GT(first.median_s, 0);
+  for (size_t i = 1; i < attempts->size(); ++i) {
+    const AttemptRecord& a = (*attempts)[i];
+    EXPECT_TRUE(a.kind == "plan" || a.kind == "tune" || a.kind == "debug") << a.kind;
+    if (a.verdict == "ok") {
+      EXPECT_DOUBLE_EQ(a.speedup, first.median_s / a.median_s) << "speedup over the naive one";
+    }
+  }
+}
+
+TEST_F(OptimizeLoop, RunIsFinishedWithItsBest) {
+  const OptimizeResult& r = *result_;
+  auto run = store_->get_run(r.run_id);
+  ASSERT_TRUE(run) << run.error().message();
+  EXPECT_EQ(run->state, "finished");
+  EXPECT_EQ(run->mode, "optimize");
+  EXPECT_EQ(run->brain, "builtin");
+  EXPECT_EQ(run->task_name, "f64_layernorm");
+  EXPECT_EQ(run->best_candidate, r.best.key);
+  EXPECT_EQ(run->summary["best"]["key"], r.best.key);
+  auto options = OptimizeOptions::from_json(run->options);
+  ASSERT_TRUE(options) << options.error().message();
+  EXPECT_EQ(options->budget_evals, 5);
+  EXPECT_EQ(options->tune_budget, 1);
+  EXPECT_TRUE(run->options.contains("started_epoch_s"));
+  auto best = store_->get_candidate(r.best.key);
+  ASSERT_TRUE(best && best->has_value());
+  EXPECT_EQ((*best)->source, r.best.source);
+}
+
+TEST_F(OptimizeLoop, MessagesAreTheConversation) {
+  const OptimizeResult& r = *result_;
+  auto messages = store_->messages(r.run_id);
+  ASSERT_TRUE(messages);
+  ASSERT_FALSE(messages->empty());
+  std::set<std::string> types;
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const MessageRecord& m = (*messages)[i];
+    EXPECT_EQ(m.seq, static_cast<int>(i) + 1);
+    types.insert(m.type);
+    if (m.type == "Plan") {
+      EXPECT_EQ(m.from_role, "planner");
+      EXPECT_EQ(m.to_role, "implementer");
+      EXPECT_TRUE(m.body.contains("strategy"));
+      EXPECT_TRUE(m.body.contains("why"));
+    }
+    if (m.type == "Candidate") {
+      EXPECT_EQ(m.from_role, "implementer");
+      EXPECT_FALSE(m.body.contains("source")) << "sources live in the candidates table";
+    }
+  }
+  EXPECT_EQ(messages->front().type, "Profile");
+  for (const char* t : {"Profile", "Plan", "Candidate", "TestReport"})
+    EXPECT_TRUE(types.count(t)) << t;
+}
+
+TEST_F(OptimizeLoop, OutputsAreWritten) {
+  const OptimizeResult& r = *result_;
+  EXPECT_EQ(r.out_dir, temp_root() / "real");
+  auto cpp = read_file(r.out_dir / "best.cpp");
+  ASSERT_TRUE(cpp) << cpp.error().message();
+  EXPECT_EQ(*cpp, r.best.source);
+  auto sched = read_file(r.out_dir / "best.sched");
+  ASSERT_TRUE(sched);
+  EXPECT_TRUE(sched->starts_with("# f64_layernorm: ")) << *sched;
+  auto json = read_file(r.out_dir / "summary.json");
+  ASSERT_TRUE(json);
+  auto j = nlohmann::json::parse(*json);
+  EXPECT_EQ(j["run"], r.run_id);
+  EXPECT_EQ(j["task"], "f64_layernorm");
+  EXPECT_EQ(j["best"]["key"], r.best.key);
+  EXPECT_EQ(j["evaluations"], 5);
+  EXPECT_EQ(j["attempts"], r.attempts);
+  EXPECT_EQ(j["journey"].size(), static_cast<size_t>(r.attempts));
+  EXPECT_FALSE(j.contains("final"));
+  auto txt = read_file(r.out_dir / "summary.txt");
+  ASSERT_TRUE(txt);
+  EXPECT_TRUE(txt->starts_with("kforge optimize: run " + r.run_id + " on f64_layernorm")) << *txt;
+  EXPECT_NE(txt->find("best: " + r.best.recipe.to_string()), std::string::npos) << *txt;
+}
+
+TEST_F(OptimizeLoop, ProgressHasALinePerEvaluation) {
+  int evaluation_lines = 0;
+  for (const std::string& l : *progress_) evaluation_lines += l.starts_with("[");
+  EXPECT_EQ(evaluation_lines, result_->evaluations);
+  ASSERT_FALSE(progress_->empty());
+  EXPECT_TRUE(progress_->front().starts_with("run " + result_->run_id)) << progress_->front();
+  EXPECT_EQ(progress_->back(), "stop: evaluation budget spent");
+}
+
+TEST_F(OptimizeLoop, RecordingHasEveryMeasurement) {
+  std::ifstream in(*recording_);
+  int lines = 0;
+  for (std::string l; std::getline(in, l);) lines += !l.empty();
+  EXPECT_EQ(lines, result_->evaluations - result_->reused);
+}
+
+TEST_F(OptimizeLoop, SimulationReplaysTheSameDecisions) {
+  const std::vector<Step> real = steps_of(*store_, result_->run_id);
+  MemoryStore s1, s2;
+  auto a = simulate(s1, "sim1");
+  ASSERT_TRUE(a) << a.error().message();
+  auto b = simulate(s2, "sim2");
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(steps_of(s1, a->run_id), real) << "the recording replays the real run";
+  EXPECT_EQ(steps_of(s2, b->run_id), real) << "and does so every time";
+  EXPECT_EQ(message_types(s1, a->run_id), message_types(*store_, result_->run_id));
+  EXPECT_EQ(a->best.key, result_->best.key);
+  EXPECT_EQ(b->best.key, result_->best.key);
+  EXPECT_EQ(a->evaluations, result_->evaluations);
+  EXPECT_EQ(a->stop_reason, result_->stop_reason);
+  EXPECT_DOUBLE_EQ(a->best_result.timing->median_s, result_->best_result.timing->median_s);
+  // Simulated measurements are kept apart from real ones.
+  auto attempts = s1.attempts(a->run_id);
+  ASSERT_TRUE(attempts);
+  auto e = s1.find_evaluation(attempts->front().evaluation_key);
+  ASSERT_TRUE(e && e->has_value());
+  EXPECT_TRUE((*e)->machine.starts_with("simulated:")) << (*e)->machine;
+  EXPECT_NE(attempts->front().evaluation_key,
+            (*store_->attempts(result_->run_id))[0].evaluation_key);
+}
+
+TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
+  const std::vector<Step> real = steps_of(*store_, result_->run_id);
+  MemoryStore s;
+  OptimizeOptions o = small_options("sim_prefix");
+  o.simulate = recording_->string();
+  o.budget_evals = 1;
+  auto r = optimize(o, s);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->evaluations, 1);
+  EXPECT_EQ(r->stop_reason, "evaluation budget spent");
+  EXPECT_TRUE(r->best.recipe.steps.empty()) << "only the naive candidate was judged";
+  const std::vector<Step> steps = steps_of(s, r->run_id);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0], real[0]);
+}
+
+// A store that fails every write from the n-th on, as if the process died there.
+class DyingStore final : public Store {
+ public:
+  DyingStore(Store& inner, int die_at) : inner_(inner), die_at_(die_at) {}
+  // The writes so far, by operation: {"put_message", "record_evaluation", ...}.
+  const std::vector<std::string>& writes() const { return ops_; }
+
+  Status create_run(const RunRecord& r) override {
+    return write("create_run", [&] { return inner_.create_run(r); });
+  }
+  Expected<RunRecord> get_run(const std::string& id) override { return inner_.get_run(id); }
+  Expected<std::vector<RunRecord>> list_runs() override { return inner_.list_runs(); }
+  Status update_run(const std::string& id, const std::string& state, const std::string& best,
+                    const nlohmann::json& summary) override {
+    return write("update_run", [&] { return inner_.update_run(id, state, best, summary); });
+  }
+  Status put_candidate(const CandidateRecord& c) override {
+    return write("put_candidate", [&] { return inner_.put_candidate(c); });
+  }
+  Expected<std::optional<CandidateRecord>> get_candidate(const std::string& key) override {
+    return inner_.get_candidate(key);
+  }
+  Expected<std::optional<EvaluationRecord>> find_evaluation(const std::string& key) override {
+    return inner_.find_evaluation(key);
+  }
+  Status record_evaluation(const EvaluationRecord& e, const AttemptRecord& a) override {
+    return write("record_evaluation", [&] { return inner_.record_evaluation(e, a); });
+  }
+  Expected<int64_t> count_evaluations() override { return inner_.count_evaluations(); }
+  Status put_attempt(const AttemptRecord& a) override {
+    return write("put_attempt", [&] { return inner_.put_attempt(a); });
+  }
+  Expected<std::vector<AttemptRecord>> attempts(const std::string& run) override {
+    return inner_.attempts(run);
+  }
+  Expected<int> next_attempt_seq(const std::string& run) override {
+    return inner_.next_attempt_seq(run);
+  }
+  Status put_message(const MessageRecord& m) override {
+    return write("put_message", [&] { return inner_.put_message(m); });
+  }
+  Expected<std::vector<MessageRecord>> messages(const std::string& run) override {
+    return inner_.messages(run);
+  }
+  Expected<int> next_message_seq(const std::string& run) override {
+    return inner_.next_message_seq(run);
+  }
+
+ private:
+  template <typename F>
+  Status write(const char* op, F f) {
+    ops_.push_back(op);
+    if (static_cast<int>(ops_.size()) >= die_at_) return Status::error("killed");
+    return f();
+  }
+  Store& inner_;
+  int die_at_;
+  std::vector<std::string> ops_;
+};
+
+// Where to die: for every kind of write, its first, a middle and its last occurrence in `ops`
+// (1-based write numbers).
+std::set<int> death_points(const std::vector<std::string>& ops) {
+  std::map<std::string, std::vector<int>> by_op;
+  for (size_t i = 0; i < ops.size(); ++i) by_op[ops[i]].push_back(static_cast<int>(i) + 1);
+  std::set<int> points;
+  for (const auto& [op, at] : by_op) {
+    points.insert(at.front());
+    points.insert(at[at.size() / 2]);
+    points.insert(at.back());
+  }
+  return points;
+}
+
+TEST_F(OptimizeLoop, ResumeAfterDyingAtAnyWriteReachesTheSameRun) {
+  MemoryStore reference_store;
+  auto reference = simulate(reference_store, "sim_reference");
+  ASSERT_TRUE(reference) << reference.error().message();
+  const std::vector<Step> want = steps_of(reference_store, reference->run_id);
+  const std::vector<std::string> want_messages = message_types(reference_store, reference->run_id);
+  auto want_evaluations = reference_store.count_evaluations();
+  ASSERT_TRUE(want_evaluations);
+
+  // Every write of an uninterrupted simulated run, by kind.
+  std::vector<std::string> ops;
+  {
+    MemoryStore mem;
+    DyingStore never(mem, std::numeric_limits<int>::max());
+    OptimizeOptions o = small_options("sim_dying");
+    o.simulate = recording_->string();
+    ASSERT_TRUE(optimize(o, never));
+    ops = never.writes();
+  }
+  const std::set<int> points = death_points(ops);
+  for (const char* op :
+       {"create_run", "put_candidate", "record_evaluation", "put_message", "update_run"})
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op << " never happens";
+
+  int resumed = 0;
+  for (int die_at : points) {
+    MemoryStore mem;
+    DyingStore dying(mem, die_at);
+    OptimizeOptions o = small_options("sim_dying");
+    o.simulate = recording_->string();
+    auto r = optimize(o, dying);
+    ASSERT_FALSE(r) << "die at write " << die_at << " of " << ops.size();
+    ASSERT_NE(r.error().message().find("killed"), std::string::npos) << "die at write " << die_at;
+    auto runs = mem.list_runs();
+    ASSERT_TRUE(runs);
+    if (runs->empty()) continue;  // died creating the run: nothing to resume
+    SCOPED_TRACE("died at write " + std::to_string(die_at) + ": " + ops[die_at - 1]);
+    const std::string id = runs->front().id;
+    auto back = resume_optimize(id, mem, {});
+    ASSERT_TRUE(back) << "die at write " << die_at << ": " << back.error().message();
+    ++resumed;
+    EXPECT_EQ(back->run_id, id);
+    EXPECT_EQ(steps_of(mem, id), want) << "die at write " << die_at;
+    EXPECT_EQ(message_types(mem, id), want_messages) << "die at write " << die_at;
+    EXPECT_EQ(back->best.key, reference->best.key) << "die at write " << die_at;
+    EXPECT_EQ(back->evaluations, reference->evaluations) << "die at write " << die_at;
+    EXPECT_EQ(*mem.count_evaluations(), *want_evaluations) << "die at write " << die_at;
+    EXPECT_EQ(mem.get_run(id)->state, "finished");
+    auto attempts = mem.attempts(id);
+    for (size_t i = 0; i < attempts->size(); ++i)
+      EXPECT_EQ((*attempts)[i].seq, static_cast<int>(i) + 1);
+  }
+  EXPECT_GE(resumed, 10);
+}
+
+TEST_F(OptimizeLoop, AFinishedRunIsNotResumed) {
+  auto r = resume_optimize(result_->run_id, *store_, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "run " + result_->run_id + " has finished already");
+}
+
+// ---- Must-fail ----------------------------------------------------------------------------
+
+TEST(OptimizeErrors, UnknownRunIsAnError) {
+  MemoryStore store;
+  auto r = resume_optimize("r-no-such-run", store, {});
+  EXPECT_FALSE(r);
+}
+
+TEST(OptimizeErrors, ARunOfAnotherModeIsNotResumed) {
+  MemoryStore store;
+  ASSERT_TRUE(store
+                  .create_run({.id = "r1",
+                               .task_dir = kTask.string(),
+                               .task_name = "x",
+                               .mode = "search",
+                               .brain = "builtin"})
+                  .ok());
+  auto r = resume_optimize("r1", store, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "run r1 is a search run");
+}
+
+TEST(OptimizeErrors, TaskWithoutATeSpec) {
+  const fs::path dir = temp_root() / "no_te";
+  fs::create_directories(dir);
+  auto toml = read_file(kTask / "task.toml");
+  ASSERT_TRUE(toml);
+  const std::string text = toml->substr(0, toml->find("[te]"));
+  ASSERT_TRUE(write_file_atomic(dir / "task.toml", text).ok());
+  fs::copy_file(kTask / "reference.cpp", dir / "reference.cpp",
+                fs::copy_options::overwrite_existing);
+  MemoryStore store;
+  OptimizeOptions o = small_options("no_te");
+  o.task_dir = dir;
+  auto r = optimize(o, store);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("f64_layernorm has no TE spec"), std::string::npos)
+      << r.error().message();
+  EXPECT_TRUE(store.list_runs()->empty()) << "nothing is stored for a run that cannot start";
+}
+
+TEST(OptimizeErrors, UnknownBrain) {
+  MemoryStore store;
+  OptimizeOptions o = small_options("bad_brain");
+  o.brain = "oracle";
+  auto r = optimize(o, store);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("unknown brain 'oracle'"), std::string::npos);
+}
+
+TEST(OptimizeErrors, MissingRecording) {
+  MemoryStore store;
+  OptimizeOptions o = small_options("no_recording");
+  o.simulate = (temp_root() / "missing.jsonl").string();
+  auto r = optimize(o, store);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "cannot read the recording " + o.simulate);
+}
+
+TEST(OptimizeErrors, ARecordingOfAnotherTaskFailsTheNaiveCandidate) {
+  const fs::path rec = temp_root() / "empty.jsonl";
+  ASSERT_TRUE(write_file_atomic(rec, "").ok());
+  MemoryStore store;
+  OptimizeOptions o = small_options("empty_recording");
+  o.simulate = rec.string();
+  auto r = optimize(o, store);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("the default schedule was judged crash: simulation: no "
+                                     "recorded measurement"),
+            std::string::npos)
+      << r.error().message();
+}
+
+TEST(OptimizeOptionsJson, RoundTrip) {
+  OptimizeOptions o;
+  o.task_dir = "bench/jaxbench/12_rmsnorm";
+  o.budget_evals = 12;
+  o.budget_time_s = 30;
+  o.threads = 4;
+  o.out_dir = "out";
+  o.cxx = "clang++";
+  o.min_time_s = 0.1;
+  o.final_min_time_s = 0.5;
+  o.stop_fraction = 0.7;
+  o.tune_budget = 2;
+  o.final_run = false;
+  o.profile = false;
+  o.seed = 99;
+  o.simulate = "a.jsonl";
+  o.record = "b.jsonl";
+  o.sim_latency_s = 0.25;
+  auto back = OptimizeOptions::from_json(nlohmann::json::parse(o.to_json().dump()));
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->to_json(), o.to_json());
+  EXPECT_EQ(back->task_dir, o.task_dir);
+  EXPECT_EQ(back->seed, 99u);
+  EXPECT_FALSE(back->final_run);
+
+  auto bad = OptimizeOptions::from_json({{"budget_evals", 3}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "run options: missing task_dir");
+  bad = OptimizeOptions::from_json({{"task_dir", "x"}, {"budget_evals", "many"}});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().message().starts_with("run options: ")) << bad.error().message();
+}
+
+}  // namespace
+}  // namespace kf
