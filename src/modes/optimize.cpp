@@ -305,8 +305,9 @@ Expected<OptimizeResult> Loop::run() {
         continue;
       }
     }
-    const double best_median = best_result_.timing->median_s;
-    if (!r->timing || r->timing->median_s >= 0.97 * best_median) {
+    // Decisions compare minimum times: on a shared machine the minimum is the measurement least
+    // disturbed by other work (the median is reported, the minimum decides).
+    if (!r->timing || r->timing->min_s >= 0.97 * best_result_.timing->min_s) {
       tried.insert(plan.strategy);
       continue;
     }
@@ -328,13 +329,13 @@ Expected<OptimizeResult> Loop::run() {
         return std::nullopt;
       }
       if (t->verdict != Verdict::ok || !t->timing) return std::nullopt;
-      if (t->timing->median_s < best_result_.timing->median_s) {
+      if (t->timing->min_s < best_result_.timing->min_s) {
         best_ = *c;
         best_result_ = *t;
       }
-      return t->timing->median_s;
+      return t->timing->min_s;
     };
-    brain_.autotuner->tune(best_.recipe, best_result_.timing->median_s, fn, tune);
+    brain_.autotuner->tune(best_.recipe, best_result_.timing->min_s, fn, tune);
     if (failure) return *failure;
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
   }
