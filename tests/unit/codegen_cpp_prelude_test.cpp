@@ -213,7 +213,12 @@ TEST(CodegenPrelude, MathFunctions) {
       double want = ref(j, xs[i]);
       EXPECT_NEAR(ys[0][j * size + i], want, 1e-6 * std::max(1.0, std::fabs(want)))
           << j << " " << i;
-      EXPECT_EQ(ys[0][j * size + i], ys[1][j * size + i]) << "vector and scalar differ: " << j;
+      // exp and sigmoid of f32 vectors are a polynomial (about 1 ulp), the scalar path calls
+      // libm: they agree to a few ulp; every other function is the same libm call per lane.
+      if (j == 0 || j == 6)
+        EXPECT_NEAR(ys[0][j * size + i], ys[1][j * size + i], 5e-7 * std::fabs(want)) << j;
+      else
+        EXPECT_EQ(ys[0][j * size + i], ys[1][j * size + i]) << "vector and scalar differ: " << j;
     }
   }
 }
