@@ -147,10 +147,14 @@ std::vector<Strategy> make_catalog() {
        "Parallel stage with small per-thread chunks; scaling below the thread count.",
        {}},
       {"prefetch_distance", "Software prefetch", StrategyScope::cpu,
-       "Prefetch the operand a fixed distance ahead in streaming loops the hardware prefetcher "
-       "misses (page-crossing, gathered rows).",
-       "Memory-bound gather or paged access at a low fraction of bandwidth.",
-       {}},
+       "Prefetch the inputs a fixed distance ahead in the vector loops that stream them, so "
+       "DRAM keeps streaming the next rows while a row is computed from L1 (the hardware "
+       "prefetcher stops at the row being reread), or for page-crossing and gathered rows.",
+       "Memory-bound at a low fraction of bandwidth with compute passes over L1-resident rows "
+       "(softmax's exponentials); gathered or paged access.",
+       {{"distance", 4096, {1024, 4096, 16384},
+         "elements ahead (4096 f32 = 16 KiB: the next row of a 4096-wide norm)"}},
+       moves_prefetch},
       {"aligned_loads", "Aligned loads and stores", StrategyScope::cpu,
        "Peel to a 64-byte boundary so vector loads and stores never split cache lines.",
        "Vectorized but below the L1 bandwidth; rows not a multiple of 16 floats.",
@@ -162,9 +166,10 @@ std::vector<Strategy> make_catalog() {
        {}},
       {"streaming_stores", "Non-temporal stores", StrategyScope::cpu,
        "Write outputs that are not read again with streaming stores so they bypass the cache "
-       "and do not evict the inputs.",
+       "and do not evict the inputs: no read-for-ownership, a third less traffic for a kernel "
+       "that reads one array and writes one.",
        "Memory-bound, output larger than L3, write-allocate traffic visible.",
-       {}},
+       {}, moves_streaming_stores},
       {"numa_first_touch", "First-touch placement", StrategyScope::cpu,
        "Initialize buffers on the threads that use them so pages land near them.",
        "Multi-socket machine; memory-bound parallel kernel scaling poorly.",

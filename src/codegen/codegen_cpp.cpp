@@ -126,6 +126,7 @@ std::string CppEmitter::signature() {
 std::string CppEmitter::run() {
   std::string sig = signature();
   stmt(f_.body);
+  if (streamed_stores_ > 0) line(prelude_.stream_fence() + "();");
   std::string body = body_.str();
   std::string helpers = prelude_.render();
   std::string out =
@@ -174,6 +175,8 @@ void CppEmitter::stmt(const Stmt& s) {
       stmt(op->body);
       return;
     }
+    case StmtKind::prefetch:
+      return prefetch(s.as<Prefetch>());
     case StmtKind::comment: {
       std::string text = s.as<Comment>()->text;
       while (!text.empty() && (text.back() == '\\' || text.back() == ' ')) text.pop_back();
@@ -212,7 +215,10 @@ void CppEmitter::for_loop(const For* op) {
   scopes_.emplace_back();
   declare(op->name);
   ++indent_;
+  const int streamed_before = streamed_stores_;
   stmt(op->body);
+  // Each thread orders its non-temporal stores before the loop's closing barrier.
+  if (parallel && streamed_stores_ > streamed_before) line(prelude_.stream_fence() + "();");
   --indent_;
   scopes_.pop_back();
   in_parallel_ = outer;
@@ -244,11 +250,24 @@ void CppEmitter::store(const Store* op) {
   Type t = op->value.type();
   if (r && is_const(r->stride, 1)) {
     std::string ptr = is_const(r->base, 0) ? name : name + " + " + expr(r->base, 13);
+    if (!masked && f_.nontemporal.count(op->buffer) && b.storage == ScalarKind::f32 &&
+        (t.lanes() == 8 || t.lanes() == 16)) {
+      ++streamed_stores_;
+      line(prelude_.stream_store(t) + "(" + ptr + ", " + value + ");");
+      return;
+    }
     line(prelude_.store(t, b.storage, masked) + "(" + ptr + ", " + value + mask + ");");
     return;
   }
   line(prelude_.scatter(t, b.storage, masked) + "(" + name + ", " + expr(op->index) + ", " + value +
        mask + ");");
+}
+
+void CppEmitter::prefetch(const Prefetch* op) {
+  Expr at = op->index;
+  if (const Ramp* r = at.as<Ramp>()) at = r->base;
+  if (!at.type().is_scalar()) return;  // a gathered vector: no single line to prefetch
+  line(prelude_.prefetch() + "(" + cpp_name(op->buffer) + ", " + expr(at) + ");");
 }
 
 void CppEmitter::allocate(const Allocate* op, const Stmt& s) {

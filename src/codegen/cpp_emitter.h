@@ -49,6 +49,7 @@ class CppEmitter {
   void stmt(const ir::Stmt& s);
   void for_loop(const ir::For* op);
   void store(const ir::Store* op);
+  void prefetch(const ir::Prefetch* op);
   void allocate(const ir::Allocate* op, const ir::Stmt& s);
   void if_then_else(const ir::IfThenElse* op);
   void let_stmt(const ir::LetStmt* op, const ir::Stmt& s);
@@ -64,6 +65,7 @@ class CppEmitter {
   std::ostringstream body_;
   int indent_ = 1;
   bool in_parallel_ = false;
+  int streamed_stores_ = 0;  // non-temporal stores emitted so far (each needs a fence after it)
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::set<std::string>> scopes_;
 };

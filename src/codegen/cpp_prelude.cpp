@@ -346,20 +346,24 @@ std::string CppPrelude::math(MathFn fn, Type t) {
                                   math_builtin(fn, value_kind(t).scalar(), lane_args)));
 }
 
-// exp on f32 vectors without a libm call per lane: 2^k * p(r) with k = round(x / ln 2),
+// exp on f32 vectors without a libm call per lane: 2^k * p(r) with k = round(x / ln 2) (to
+// nearest even, by the 1.5 * 2^23 shifter),
 // r = x - k ln 2 in two parts (Cody-Waite), p the Cephes expf polynomial (about 1 ulp on
-// |r| <= ln2 / 2). Below -87.34 (and -inf) the result is 0, above 88.72 it is inf, NaN stays
-// NaN; k is capped at 127, so results up to FLT_MAX stay finite.
+// |r| <= ln2 / 2). x is clamped to [-88, 88.72]: at the bottom k = -127, whose scale 2^k has
+// exponent bits 0, so the result is 0 below about -87.7 (and at -inf) with no select; above
+// 88.72 the result is inf; NaN stays NaN through the clamps (a comparison with NaN is false).
+// k is capped at 127, so results up to FLT_MAX stay finite.
 std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   const std::string exp_name = "kf_exp_" + suffix(t);
   define(exp_name,
          fmt::format("static inline {0} {1}({0} x) {{\n"
-                     "  const {0} zero = {{}}, lo = zero - 87.336544f, hi = zero + 88.72284f;\n"
+                     "  const {0} zero = {{}}, lo = zero - 88.0f, hi = zero + 88.72284f;\n"
                      "  {0} xc = x < lo ? lo : x;\n"
                      "  xc = xc > hi ? hi : xc;\n"
-                     "  {0} fx = xc * 1.44269504088896341f;\n"
-                     "  {2} k = __builtin_convertvector(fx + (fx >= 0 ? zero + 0.5f : zero - 0.5f), {2});\n"
+                     "  // k = round(x / ln 2): adding 1.5 * 2^23 leaves k in the low mantissa bits.\n"
+                     "  const {0} magic = zero + 12582912.0f;\n"
+                     "  {2} k = ({2})(xc * 1.44269504088896341f + magic) - ({2})magic;\n"
                      "  k = k > 127 ? k - k + 127 : k;\n"
                      "  {0} kf = __builtin_convertvector(k, {0});\n"
                      "  {0} r = xc - kf * 0.693359375f;\n"
@@ -372,9 +376,7 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
                      "  p = p * r + 5.0000001201e-1f;\n"
                      "  p = p * (r * r) + r + 1.0f;\n"
                      "  {0} y = p * ({0})((k + 127) << 23);\n"
-                     "  y = x < lo ? zero : y;\n"
-                     "  y = x > hi ? zero + __builtin_inff() : y;\n"
-                     "  return x != x ? x : y;\n}}",
+                     "  return x > hi ? zero + __builtin_inff() : y;\n}}",
                      vt, exp_name, it));
   if (fn == MathFn::exp) return exp_name;
   const std::string name = "kf_sigmoid_" + suffix(t);
@@ -389,6 +391,38 @@ std::string CppPrelude::heap_alloc() {
                 "static inline void* kf_alloc(int64_t bytes) {\n"
                 "  return std::aligned_alloc(64, static_cast<size_t>(bytes + 127) / "
                 "64 * 64);\n}");
+}
+
+std::string CppPrelude::stream_store(Type t) {
+  KF_CHECK(t.is_vector() && t.kind() == ScalarKind::f32 && (t.lanes() == 8 || t.lanes() == 16))
+      << "non-temporal store of " << ir::to_string(t);
+  std::string vt = value_type(t);
+  std::string name = fmt::format("kf_stream_f32x{}", t.lanes());
+  std::string bits = t.lanes() == 16 ? "512" : "256";
+  return define(name, fmt::format("static inline void {1}(float* p, {0} v) {{\n"
+                                  "  if ((reinterpret_cast<uintptr_t>(p) & (sizeof v - 1)) != 0) {{\n"
+                                  "    __builtin_memcpy(p, &v, sizeof v);\n"
+                                  "    return;\n"
+                                  "  }}\n"
+                                  "#if defined(__clang__)\n"
+                                  "  __builtin_nontemporal_store(v, reinterpret_cast<{0}*>(p));\n"
+                                  "#else\n"
+                                  "  __builtin_ia32_movntps{2}(p, v);\n"
+                                  "#endif\n}}",
+                                  vt, name, bits));
+}
+
+std::string CppPrelude::prefetch() {
+  return define("kf_prefetch",
+                "template <typename T>\n"
+                "static inline void kf_prefetch(const T* p, int64_t i) {\n"
+                "  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) +\n"
+                "                                                   static_cast<uintptr_t>(i) * sizeof(T)));\n}");
+}
+
+std::string CppPrelude::stream_fence() {
+  return define("kf_stream_fence",
+                "static inline void kf_stream_fence() { __builtin_ia32_sfence(); }");
 }
 
 std::string CppPrelude::render() const {

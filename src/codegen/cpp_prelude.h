@@ -53,6 +53,15 @@ class CppPrelude {
   static std::string math_builtin(ir::MathFn fn, ir::Type scalar,
                                   const std::vector<std::string>& args);
   std::string heap_alloc();  // kf_alloc(bytes): 64-byte aligned, never null for 0 bytes
+  // A non-temporal (cache-bypassing) store of an f32 vector of 8 or 16 lanes: movntps where
+  // the address is aligned to the vector, a plain store elsewhere.
+  std::string stream_store(ir::Type t);
+  // sfence: orders the non-temporal stores before whatever follows (a thread's last row,
+  // the kernel's return).
+  std::string stream_fence();
+  // kf_prefetch(p, i): a cache prefetch of &p[i], its address computed in integer arithmetic
+  // (i may run past the end of the buffer).
+  std::string prefetch();
 
   bool uses_heap() const { return uses_heap_; }
   std::string render() const;

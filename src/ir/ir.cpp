@@ -358,6 +358,12 @@ Stmt ProducerConsumer::make(std::string name, bool is_producer, Stmt body) {
   return make_stmt<ProducerConsumer>(std::move(name), is_producer, std::move(body));
 }
 
+Stmt Prefetch::make(std::string buffer, Expr index) {
+  check_defined(index, "Prefetch with an undefined index");
+  KF_CHECK(index.type().is_int()) << "Prefetch index of " << to_string(index.type());
+  return make_stmt<Prefetch>(std::move(buffer), std::move(index));
+}
+
 Stmt Comment::make(std::string text) {
   KF_CHECK(text.find('\n') == std::string::npos) << "Comment with a newline";
   return make_stmt<Comment>(std::move(text));

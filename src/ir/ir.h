@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -312,7 +313,8 @@ enum class StmtKind {
   let_stmt,
   evaluate,
   producer_consumer,
-  comment
+  comment,
+  prefetch
 };
 
 struct StmtNode {
@@ -461,6 +463,17 @@ struct Comment : StmtNode {  // a one-line comment carried into the generated co
   explicit Comment(std::string t) : StmtNode(node_kind), text(std::move(t)) {}
 };
 
+// A hint that buffer[index] will be read soon: codegen emits a cache prefetch of that address
+// (of lane 0 for a vector index). It has no effect on results, and prefetching past the end of
+// a buffer is harmless (the address is computed in integer arithmetic and never dereferenced).
+struct Prefetch : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::prefetch;
+  std::string buffer;
+  Expr index;
+  static Stmt make(std::string buffer, Expr index);
+  Prefetch(std::string b, Expr i) : StmtNode(node_kind), buffer(std::move(b)), index(std::move(i)) {}
+};
+
 // ---------------------------------------------------------------------------------------------
 // Functions
 // ---------------------------------------------------------------------------------------------
@@ -481,6 +494,8 @@ struct LoweredFunc {
   std::string name;
   std::vector<Param> params;
   Stmt body;
+  // Output buffers whose full-vector stores bypass the caches (the `nontemporal` primitive).
+  std::set<std::string> nontemporal = {};
 };
 
 // The task's parameters in ABI order: inputs, outputs, dims, scalars. Floating scalars of a

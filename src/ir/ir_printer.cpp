@@ -288,6 +288,12 @@ class Printer : public IRVisitor {
     line_start();
     os_ << "// " << op->text << "\n";
   }
+  void visit_prefetch(const Prefetch* op) override {
+    line_start();
+    os_ << "prefetch " << op->buffer << "[";
+    visit(op->index);
+    os_ << "]\n";
+  }
 
  private:
   void line_start() { os_ << std::string(static_cast<size_t>(indent_) * 2, ' '); }

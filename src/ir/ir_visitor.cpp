@@ -59,6 +59,8 @@ void IRVisitor::visit(const Stmt& s) {
       return visit_producer_consumer(s.as<ProducerConsumer>());
     case StmtKind::comment:
       return visit_comment(s.as<Comment>());
+    case StmtKind::prefetch:
+      return visit_prefetch(s.as<Prefetch>());
   }
 }
 
@@ -135,6 +137,9 @@ void IRVisitor::visit_producer_consumer(const ProducerConsumer* op) {
   visit(op->body);
 }
 void IRVisitor::visit_comment(const Comment*) {}
+void IRVisitor::visit_prefetch(const Prefetch* op) {
+  visit(op->index);
+}
 
 // --- IRMutator --------------------------------------------------------------------------------
 
@@ -192,6 +197,8 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return mutate_producer_consumer(s.as<ProducerConsumer>(), s);
     case StmtKind::comment:
       return mutate_comment(s.as<Comment>(), s);
+    case StmtKind::prefetch:
+      return mutate_prefetch(s.as<Prefetch>(), s);
   }
   return s;
 }
@@ -330,6 +337,12 @@ Stmt IRMutator::mutate_producer_consumer(const ProducerConsumer* op, const Stmt&
 
 Stmt IRMutator::mutate_comment(const Comment*, const Stmt& s) {
   return s;
+}
+
+Stmt IRMutator::mutate_prefetch(const Prefetch* op, const Stmt& s) {
+  Expr i = mutate(op->index);
+  if (i.same_as(op->index)) return s;
+  return Prefetch::make(op->buffer, i);
 }
 
 }  // namespace kf::ir

@@ -63,6 +63,7 @@ class IRVisitor {
   virtual void visit_evaluate(const Evaluate* op);
   virtual void visit_producer_consumer(const ProducerConsumer* op);
   virtual void visit_comment(const Comment* op);
+  virtual void visit_prefetch(const Prefetch* op);
 };
 
 class IRMutator {
@@ -96,6 +97,7 @@ class IRMutator {
   virtual Stmt mutate_evaluate(const Evaluate* op, const Stmt& s);
   virtual Stmt mutate_producer_consumer(const ProducerConsumer* op, const Stmt& s);
   virtual Stmt mutate_comment(const Comment* op, const Stmt& s);
+  virtual Stmt mutate_prefetch(const Prefetch* op, const Stmt& s);
 };
 
 }  // namespace kf::ir

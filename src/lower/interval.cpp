@@ -250,7 +250,9 @@ Interval bounds_of(const Expr& e, const Scope& scope) {
       return {both(x.min, y.max, [](Expr p, Expr q) { return p - q; }),
               both(x.max, y.min, [](Expr p, Expr q) { return p - q; }), ex};
     case BinOp::mul: {
-      if (is_point(x) && is_point(y)) return Interval::point(e);
+      // A point is the operands' points combined (never e itself: its variables are the
+      // scope's names, which the result must not mention).
+      if (is_point(x) && is_point(y)) return {x.min * y.min, x.min * y.min, ex};
       auto c = ir::as_const_int(b->b);
       const Interval* v = &x;
       if (!c) {
@@ -264,14 +266,14 @@ Interval bounds_of(const Expr& e, const Scope& scope) {
       return {lo, hi, v->exact};
     }
     case BinOp::div: {
-      if (is_point(x) && is_point(y)) return Interval::point(e);
+      if (is_point(x) && is_point(y)) return {x.min / y.min, x.min / y.min, ex};
       auto c = ir::as_const_int(b->b);
       if (!c || *c <= 0) return Interval::everything();
       return {x.min.defined() ? x.min / ir::i64(*c) : Expr(),
               x.max.defined() ? x.max / ir::i64(*c) : Expr(), x.exact};
     }
     case BinOp::mod: {
-      if (is_point(x) && is_point(y)) return Interval::point(e);
+      if (is_point(x) && is_point(y)) return {x.min % y.min, x.min % y.min, ex};
       auto c = ir::as_const_int(b->b);
       if (!c || *c <= 0) return Interval::everything();
       return {ir::i64(0), ir::i64(*c - 1), false};

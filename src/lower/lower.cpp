@@ -5,6 +5,7 @@
 #include "ir/unroll_loops.h"
 #include "ir/vectorize_loops.h"
 #include "lower/inline_stages.h"
+#include "lower/prefetch.h"
 #include "lower/realize.h"
 #include "lower/simplify_indices.h"
 #include "schedule/pipeline.h"
@@ -37,6 +38,9 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
   ir::Stmt s = lowering::realize_stages(p, ro);
   dump_ir("realize_stages", s);
 
+  s = lowering::insert_prefetches(s, p, ro.lanes_f32);
+  dump_ir("insert_prefetches", s);
+
   s = ir::simplify(s);
   dump_ir("simplify", s);
 
@@ -52,7 +56,11 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
   s = lowering::simplify_indices(s);
   dump_ir("simplify_indices", s);
 
-  return ir::LoweredFunc{task.function, ir::params_from_task(task), s};
+  ir::LoweredFunc f{task.function, ir::params_from_task(task), s};
+  for (const sched::Stage& st : p.stages)
+    if (st.nontemporal && st.output >= 0)
+      f.nontemporal.insert(task.outputs[static_cast<size_t>(st.output)].name);
+  return f;
 }
 
 Expected<std::string> generate_kernel(const Task& task, const sched::Schedule& schedule,

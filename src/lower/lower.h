@@ -11,6 +11,7 @@
 //   apply_schedule     the trace's primitives, each checked for legality
 //   inline_stages      compute_inline stages substituted into their readers
 //   realize_stages     loop nests, tails, compute_at placement with bounds inference, buffers
+//   insert_prefetches  prefetches for loops the schedule gives a prefetch distance
 //   simplify           constant folding
 //   unroll_loops       unrolled loops replicated
 //   vectorize_loops    vectorized loops turned into vector code (predicated tails)

@@ -117,6 +117,10 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
     if (accesses.empty()) continue;
     PlaceholderLowerer pl(p, c);
     const Scope scope = scope_for(p, c, at, pl);
+    // Loops bound at this point whose values may run past their extent (a split of a split with
+    // tails, guarded further in): a read that is in the domain at every real iteration can
+    // still get an interval that runs past it here.
+    const bool may_overshoot = !at.ctx.overshoot.empty();
     for (const te::Expr* a : accesses) {
       for (size_t d = 0; d < n; ++d) {
         Interval i = bounds_of(pl.index(a->args[d]), scope);
@@ -135,9 +139,10 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
             i.max = ir::min(i.max, last);
             clamped[d] = true;
           } else if (auto over = const_upper_bound(simplify_linear(i.max - last));
-                     !inside && !(over && *over <= 0)) {
-            // A read the consumer guards (a masked rfactor chunk, a tail) can make the interval
-            // run past the producer's domain; the producer is never computed outside it.
+                     (!inside || may_overshoot) && !(over && *over <= 0)) {
+            // A read the consumer guards (a masked rfactor chunk, a tail, an overshooting loop)
+            // can make the interval run past the producer's domain; the producer is never
+            // computed outside it.
             i.max = ir::simplify(ir::min(i.max, last));
             clamped[d] = true;
           }

@@ -130,6 +130,15 @@ Status apply_unroll(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_prefetch(Pipeline& p, const Primitive& prim) {
+  auto at = find_loop(p, prim.args[0]);
+  if (!at) return at.error();
+  const int64_t d = std::stoll(prim.args[1]);
+  if (d < 1) return Status::error("prefetch distance must be at least 1 iteration, got " + prim.args[1]);
+  p.stages[at->first].loops[at->second].prefetch = d;
+  return ok_status();
+}
+
 Status apply_parallel(Pipeline& p, const Primitive& prim) {
   auto at = find_loop(p, prim.args[0]);
   if (!at) return at.error();

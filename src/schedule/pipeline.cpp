@@ -290,6 +290,7 @@ std::string Pipeline::to_string() const {
       if (l.kind != LoopKind::serial) os << "(" << sched::to_string(l.kind);
       if (l.kind == LoopKind::vectorized && l.lanes) os << " " << l.lanes;
       if (l.kind != LoopKind::serial) os << ")";
+      if (l.prefetch > 0) os << "(prefetch " << l.prefetch << ")";
     }
     os << "\n  compute: ";
     switch (s.compute.kind) {
@@ -297,6 +298,7 @@ std::string Pipeline::to_string() const {
       case ComputeKind::inlined: os << "inline"; break;
       case ComputeKind::at: os << "at " << s.compute.stage << "." << s.compute.loop; break;
     }
+    if (s.nontemporal) os << "\n  stores: nontemporal";
     os << "\n";
   }
   return os.str();

@@ -45,6 +45,7 @@ struct Loop {
   int lanes = 0;                 // vectorized: vector width; 0 = the target's natural width
   bool reduce = false;           // derived from a reduction variable
   bool scan = false;             // derived from the scan dim of a recurrence
+  int64_t prefetch = 0;          // > 0: each iteration prefetches the inputs this many ahead read
 };
 
 enum class SplitKind { split, fuse };
@@ -91,6 +92,7 @@ struct Stage {
   std::vector<Split> splits;            // in the order applied
   ComputeLoc compute;
   std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
+  bool nontemporal = false;             // outputs: full-vector stores bypass the caches
 
   // The reduction variables that are loops (the top reduce node's rvars); empty if pure.
   const std::vector<int>& loop_rvars() const;

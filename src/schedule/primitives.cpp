@@ -256,6 +256,8 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::cache_write: s = apply_cache_write(work, prim); break;
     case PrimitiveKind::rfactor: s = apply_rfactor(work, prim); break;
     case PrimitiveKind::reorder_storage: s = apply_reorder_storage(work, prim); break;
+    case PrimitiveKind::nontemporal: s = apply_nontemporal(work, prim); break;
+    case PrimitiveKind::prefetch: s = apply_prefetch(work, prim); break;
   }
   if (s.ok()) s = validate(work);
   if (!s.ok()) return s;

@@ -15,6 +15,8 @@
 //   cache_write C C_acc          C_acc accumulates; C copies it out (registers, local tiles)
 //   rfactor ms_r.d.i ms_rf       partial reductions over d.i (then vectorize or parallelize them)
 //   reorder_storage t j i        the intermediate t is stored with j outermost
+//   nontemporal y                the output y's full-vector stores bypass the caches
+//   prefetch e.d 4096            each iteration of e.d prefetches what iteration d + 4096 reads
 //
 //   Pipeline p = make_pipeline(program, task);
 //   Status s = apply_schedule(p, schedule);   // "gemm.sched:4: cannot vectorize C.k: ..."

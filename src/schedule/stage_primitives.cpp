@@ -360,4 +360,23 @@ Status apply_reorder_storage(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_nontemporal(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], false);
+  if (!si) return si.error();
+  Stage& s = p.stages[*si];
+  if (s.output < 0)
+    return Status::error("nontemporal applies to outputs only: the intermediate " + s.name +
+                         " is read again soon after it is written, so it should stay in cache");
+  const DType dt = p.task->outputs[static_cast<size_t>(s.output)].dtype;
+  if (dt != DType::f32)
+    return Status::error("nontemporal needs an f32 output; " + s.name + " is " + std::string(dtype_name(dt)));
+  if (std::none_of(s.loops.begin(), s.loops.end(),
+                   [](const Loop& l) { return l.kind == LoopKind::vectorized; }))
+    return Status::error("nontemporal needs a vectorized loop in " + s.name +
+                         ": only full-vector stores bypass the caches (vectorize it first)");
+  if (s.nontemporal) return Status::error(s.name + "'s stores are nontemporal already");
+  s.nontemporal = true;
+  return ok_status();
+}
+
 }  // namespace kf::sched::detail

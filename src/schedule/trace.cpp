@@ -53,6 +53,9 @@ const std::vector<Syntax>& syntaxes() {
        "rfactor STAGE.LOOP NEW"},
       {PrimitiveKind::reorder_storage, "reorder_storage", {A::name, A::name, A::name}, 0, true,
        "reorder_storage STAGE DIM DIM..."},
+      {PrimitiveKind::nontemporal, "nontemporal", {A::name}, 0, false, "nontemporal STAGE"},
+      {PrimitiveKind::prefetch, "prefetch", {A::loop_ref, A::integer}, 0, false,
+       "prefetch STAGE.LOOP DISTANCE"},
   };
   return table;
 }

@@ -235,6 +235,26 @@ TEST_F(Tasks, UnrollInnerNeedsAVectorLoop) {
       << "ms has a single loop";
 }
 
+// ---- Memory traffic -----------------------------------------------------------------------
+
+TEST_F(Tasks, StreamingStoresNeedAVectorizedF32Output) {
+  EXPECT_EQ(propose("streaming_stores", default_pipeline(*rmsnorm_)), Lines{})
+      << "scalar stores cannot bypass the caches";
+  const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\nvectorize ms.n 16\n");
+  EXPECT_EQ(propose("streaming_stores", p), Lines{"y: nontemporal y"}) << "ms is an intermediate";
+  const sched::Pipeline done = scheduled(*rmsnorm_, "vectorize y.d 16\nnontemporal y\n");
+  EXPECT_EQ(propose("streaming_stores", done), Lines{});
+}
+
+TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
+  EXPECT_EQ(propose("prefetch_distance", default_pipeline(*rmsnorm_)), Lines{});
+  const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
+  EXPECT_EQ(propose("prefetch_distance", p), Lines{"y: prefetch y.d 4096"});
+  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}), Lines{"y: prefetch y.d 1024"});
+  const sched::Pipeline done = scheduled(*rmsnorm_, "vectorize y.d 16\nprefetch y.d 64\n");
+  EXPECT_EQ(propose("prefetch_distance", done), Lines{});
+}
+
 // ---- Threads ----------------------------------------------------------------------------
 
 TEST_F(Tasks, ParallelOuterProposesNothingWithOneThread) {

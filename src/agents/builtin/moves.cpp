@@ -448,6 +448,36 @@ Expected<std::vector<MoveGroup>> moves_unroll_inner(const Pipeline& p, const Kno
   return g;
 }
 
+Expected<std::vector<MoveGroup>> moves_streaming_stores(const Pipeline& p, const Knobs&,
+                                                        const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (s.output < 0 || s.nontemporal || !has_kind(s, LoopKind::vectorized)) continue;
+    if (p.task->outputs[static_cast<size_t>(s.output)].dtype != DType::f32) continue;
+    g.push_back({s.name, {prim("nontemporal " + s.name)}});
+  }
+  return g;
+}
+
+Expected<std::vector<MoveGroup>> moves_prefetch(const Pipeline& p, const Knobs& k,
+                                                const MoveContext&) {
+  const int64_t distance = knob(k, "distance", 4096);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    if (!computed(s) || s.loops.empty()) continue;
+    // A vectorized innermost loop over a plain variable that walks an input's rows.
+    const sched::Loop& inner = s.loops.back();
+    if (inner.kind != LoopKind::vectorized || inner.prefetch > 0 || !pure(inner)) continue;
+    bool streams = false;
+    for (const auto& a : accesses(s.body))
+      if (a.kind == te::RefKind::input && !a.index_vars.empty() && a.index_vars.back() == inner.name)
+        streams = true;
+    if (!streams) continue;
+    g.push_back({s.name, {prim(fmt::format("prefetch {} {}", ref(s, inner.name), distance))}});
+  }
+  return g;
+}
+
 PipelineFacts pipeline_facts(const Pipeline& p) {
   PipelineFacts f;
   f.stages = static_cast<int>(p.stages.size());

@@ -39,6 +39,10 @@ Expected<std::vector<MoveGroup>> moves_tile_2d(const sched::Pipeline&, const Kno
                                                const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_unroll_inner(const sched::Pipeline&, const Knobs&,
                                                     const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_streaming_stores(const sched::Pipeline&, const Knobs&,
+                                                        const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_prefetch(const sched::Pipeline&, const Knobs&,
+                                                const MoveContext&);
 
 // Facts about a pipeline the planner's rules use.
 struct PipelineFacts {

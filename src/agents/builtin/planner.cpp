@@ -113,6 +113,14 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
     props.push_back({"accumulate_locally", std::min(head, 1.3),
                      "the reduction read-modify-writes its output row in memory"});
   if (memory) props.push_back({"tile_2d", std::min(head, 1.2), "keep a 2-D block in cache"});
+  if (memory)
+    props.push_back({"streaming_stores", std::min(head, 1.3),
+                     "the outputs are written once and never read back; streaming stores skip "
+                     "the read-for-ownership of every output line"});
+  if (memory)
+    props.push_back({"prefetch_distance", std::min(head, 1.25),
+                     "passes over L1-resident rows leave DRAM idle; prefetching the next rows "
+                     "keeps it streaming"});
 
   std::stable_sort(props.begin(), props.end(),
                    [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });

@@ -149,7 +149,9 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
   bool improved = true;
   while (improved && budget > 0) {
     improved = false;
-    for (size_t i = 0; i < cur.steps.size() && budget > 0; ++i) {
+    // The newest step first: the earlier ones were tuned when they were accepted, and a fresh
+    // step's knobs are the likeliest to be off.
+    for (size_t i = cur.steps.size(); i-- > 0 && budget > 0;) {
       const Strategy* s = find_strategy(cur.steps[i].strategy);
       if (!s) continue;
       for (const Knob& k : s->knobs) {
