@@ -215,8 +215,10 @@ void CppEmitter::for_loop(const For* op) {
   scopes_.emplace_back();
   declare(op->name);
   ++indent_;
+  ++loop_depth_;
   const int streamed_before = streamed_stores_;
   stmt(op->body);
+  --loop_depth_;
   // Each thread orders its non-temporal stores before the loop's closing barrier.
   if (parallel && streamed_stores_ > streamed_before) line(prelude_.stream_fence() + "();");
   --indent_;
@@ -289,6 +291,9 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
   std::string elem_c =
       elem.is_vector() ? prelude_.value_type(elem) : CppPrelude::storage_type(elem.kind());
   bool heap = op->memory == MemoryKind::heap || !extent;
+  constexpr int64_t kSmallBufferBytes = 16384;
+  const int64_t small_buffer =
+      heap && loop_depth_ > 0 && elem.is_scalar() ? kSmallBufferBytes / elem.bytes() : 0;
   if (lanes) {
     line(fmt::format("{} {}[{}] = {{}};  // in vector registers",
                      prelude_.value_type(elem.with_lanes(lanes)), name, *extent / lanes));
@@ -298,15 +303,26 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
                      bytes <= 1024 ? " = {}" : ""));
   } else {
     std::string size = fmt::format("{} * int64_t(sizeof({}))", expr(op->extent, 13), elem_c);
-    line(fmt::format("{0}* {1} = static_cast<{0}*>({2}({3}));", elem_c, name, prelude_.heap_alloc(),
-                     size));
+    if (small_buffer > 0) {
+      // Allocated once per iteration of an enclosing loop: up to 16 KiB (a row of a norm or a
+      // softmax) lives on the stack, so the steady state never calls the allocator.
+      line(fmt::format("alignas(64) {} {}_small[{}];", elem_c, name, small_buffer));
+      line(fmt::format("{0}* {1} = {2} <= {3} ? {1}_small : static_cast<{0}*>({4}({5}));", elem_c,
+                       name, expr(op->extent, 9), small_buffer, prelude_.heap_alloc(), size));
+    } else {
+      line(fmt::format("{0}* {1} = static_cast<{0}*>({2}({3}));", elem_c, name,
+                       prelude_.heap_alloc(), size));
+    }
   }
   auto outer = buffers_.find(op->name);
   std::optional<BufferInfo> saved;
   if (outer != buffers_.end()) saved = outer->second;
   buffers_[op->name] = info;
   stmt(op->body);
-  if (heap) line("std::free(" + name + ");");
+  if (heap && small_buffer > 0)
+    line(fmt::format("if ({0} != {0}_small) std::free({0});", name));
+  else if (heap)
+    line("std::free(" + name + ");");
   if (saved) buffers_[op->name] = *saved;
 }
 

@@ -65,7 +65,8 @@ class CppEmitter {
   std::ostringstream body_;
   int indent_ = 1;
   bool in_parallel_ = false;
-  int streamed_stores_ = 0;  // non-temporal stores emitted so far (each needs a fence after it)
+  int streamed_stores_ = 0;
+  int loop_depth_ = 0;       // loops enclosing the statement being emitted  // non-temporal stores emitted so far (each needs a fence after it)
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::set<std::string>> scopes_;
 };

@@ -347,35 +347,34 @@ std::string CppPrelude::math(MathFn fn, Type t) {
 }
 
 // exp on f32 vectors without a libm call per lane: 2^k * p(r) with k = round(x / ln 2) (to
-// nearest even, by the 1.5 * 2^23 shifter),
-// r = x - k ln 2 in two parts (Cody-Waite), p the Cephes expf polynomial (about 1 ulp on
-// |r| <= ln2 / 2). x is clamped to [-88, 88.72]: at the bottom k = -127, whose scale 2^k has
-// exponent bits 0, so the result is 0 below about -87.7 (and at -inf) with no select; above
-// 88.72 the result is inf; NaN stays NaN through the clamps (a comparison with NaN is false).
-// k is capped at 127, so results up to FLT_MAX stay finite.
+// nearest even, by the 1.5 * 2^23 shifter, which also gives k as a float exactly), r = x - k ln 2
+// in two parts (Cody-Waite), p a degree-5 polynomial 1 + r + c2 r^2 + ... + c5 r^5 fitted for the
+// least maximum relative error on |r| <= ln2 / 2 (1.05e-7, about 1 ulp; five FMAs in Horner
+// form). 2^k is applied as 2^(k-1) * 2 so k = 128 (x up to ln FLT_MAX = 88.72) stays finite.
+// x is clamped to [-87.34, 88.72]: at the bottom k = -126, whose 2^(k-1) has exponent bits 0,
+// so results below about 2^-125.5 (x < -87) are 0, -inf included; above 88.72 the result is
+// inf; NaN stays NaN through the clamps (a comparison with NaN is false).
 std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   const std::string exp_name = "kf_exp_" + suffix(t);
   define(exp_name,
          fmt::format("static inline {0} {1}({0} x) {{\n"
-                     "  const {0} zero = {{}}, lo = zero - 88.0f, hi = zero + 88.72284f;\n"
+                     "  const {0} zero = {{}}, lo = zero - 87.336544f, hi = zero + 88.72284f;\n"
                      "  {0} xc = x < lo ? lo : x;\n"
                      "  xc = xc > hi ? hi : xc;\n"
-                     "  // k = round(x / ln 2): adding 1.5 * 2^23 leaves k in the low mantissa bits.\n"
                      "  const {0} magic = zero + 12582912.0f;\n"
-                     "  {2} k = ({2})(xc * 1.44269504088896341f + magic) - ({2})magic;\n"
-                     "  k = k > 127 ? k - k + 127 : k;\n"
-                     "  {0} kf = __builtin_convertvector(k, {0});\n"
+                     "  {0} t = xc * 1.44269504088896341f + magic;\n"
+                     "  {0} kf = t - magic;\n"
+                     "  {2} k = ({2})t - ({2})magic;\n"
                      "  {0} r = xc - kf * 0.693359375f;\n"
                      "  r = r - kf * -2.12194440e-4f;\n"
-                     "  {0} p = zero + 1.9875691500e-4f;\n"
-                     "  p = p * r + 1.3981999507e-3f;\n"
-                     "  p = p * r + 8.3334519073e-3f;\n"
-                     "  p = p * r + 4.1665795894e-2f;\n"
-                     "  p = p * r + 1.6666665459e-1f;\n"
-                     "  p = p * r + 5.0000001201e-1f;\n"
-                     "  p = p * (r * r) + r + 1.0f;\n"
-                     "  {0} y = p * ({0})((k + 127) << 23);\n"
+                     "  {0} p = zero + 8.31252696909e-3f;\n"
+                     "  p = p * r + 4.18901162526e-2f;\n"
+                     "  p = p * r + 1.6667114452e-1f;\n"
+                     "  p = p * r + 4.99992317621e-1f;\n"
+                     "  p = p * r + 1.0f;\n"
+                     "  p = p * r + 1.0f;\n"
+                     "  {0} y = p * ({0})((k + 126) << 23) * 2.0f;\n"
                      "  return x > hi ? zero + __builtin_inff() : y;\n}}",
                      vt, exp_name, it));
   if (fn == MathFn::exp) return exp_name;

@@ -223,6 +223,38 @@ TEST(CodegenPrelude, MathFunctions) {
   }
 }
 
+TEST(CodegenPrelude, VectorExpAtTheEdgesOfItsRange) {
+  // The vector exp clamps instead of branching: 0 below about -87 (and at -inf), finite up to
+  // ln FLT_MAX = 88.72 (k = 128 there), inf above, NaN through; within 2 ulp of libm between.
+  Expr n = ivar("n");
+  std::vector<Param> params = {{"x", ParamKind::input, Type::f32()},
+                               {"y", ParamKind::output, Type::f32()},
+                               {"n", ParamKind::dim, Type::i64()}};
+  Stmt body = masked_loop("t", "l", n, 16, [&](Expr i) {
+    return Store::make("y", i, Call::make(MathFn::exp, {fload("x", i)}));
+  });
+  auto k = build_both({"exp_edges", params, body});
+  ASSERT_TRUE(k[0].ok());
+  std::vector<float> xs = {-INFINITY, -1000.0f, -88.5f, -87.5f, -86.5f, -50.0f, -1e-8f, 0.0f,
+                           0.3465f,   0.3466f,  50.0f,  88.3f,  88.5f,  88.72f, 88.73f, 1000.0f,
+                           INFINITY,  NAN};
+  std::vector<float> ys(xs.size());
+  std::vector<void*> bufs = {xs.data(), ys.data()};
+  k[0].call(bufs, {static_cast<int64_t>(xs.size())}, {});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    if (std::isnan(xs[i])) {
+      EXPECT_TRUE(std::isnan(ys[i])) << "exp(NaN) = " << ys[i];
+    } else if (xs[i] < -87.0f) {
+      EXPECT_EQ(ys[i], 0.0f) << "exp(" << xs[i] << ")";
+    } else if (want > 3.4028234663852886e38) {
+      EXPECT_EQ(ys[i], INFINITY) << "exp(" << xs[i] << ")";
+    } else {
+      EXPECT_NEAR(ys[i], want, 2.5e-7 * want) << "exp(" << xs[i] << ")";
+    }
+  }
+}
+
 TEST(CodegenPrelude, MaskedReductionsAndLets) {
   // Per row: mn = min, mx = max, sm = sum of x*x + x*x (through a Let), over a masked tail.
   Expr n = ivar("n"), r = ivar("r");
