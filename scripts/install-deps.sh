@@ -9,5 +9,5 @@ $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
   build-essential g++ clang libomp-dev cmake ninja-build pkg-config git ca-certificates \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  libdnnl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
+  libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev

@@ -330,14 +330,20 @@ std::string CppPrelude::math(MathFn fn, Type t) {
     params += fmt::format("{}{} {}", i ? ", " : "", vt, kParams[i]);
     lane_args.push_back(std::string(kParams[i]) + "[l]");
   }
-  if (fn == MathFn::fma) {  // contracted to a vector FMA under -ffp-contract=fast (the default)
+  if (fn == MathFn::fma) {
+    // Fused in every lane, as the scalar path's fmaf is (x * y + z would be contracted only
+    // where the compiler chooses to); the lane loop compiles to one vector FMA.
     return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
-                                    "  return x * y + z;\n}}",
-                                    vt, name, params));
+                                    "  {0} r;\n"
+                                    "  for (int l = 0; l < {3}; ++l) r[l] = {4};\n"
+                                    "  return r;\n}}",
+                                    vt, name, params, t.lanes(),
+                                    math_builtin(fn, value_kind(t).scalar(), lane_args)));
   }
-  if (t.lanes() > 1 && value_kind(t).scalar().kind() == ScalarKind::f32 &&
-      (fn == MathFn::exp || fn == MathFn::sigmoid))
-    return vector_exp_f32(fn, t);
+  if (t.lanes() > 1 && value_kind(t).scalar().kind() == ScalarKind::f32) {
+    if (fn == MathFn::exp || fn == MathFn::sigmoid) return vector_exp_f32(fn, t);
+    if (fn == MathFn::erf || fn == MathFn::tanh) return vector_erf_tanh_f32(fn, t);
+  }
   return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
                                   "  {0} r;\n"
                                   "  for (int l = 0; l < {3}; ++l) r[l] = {4};\n"
@@ -382,6 +388,65 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
   return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
                                   "  return 1.0f / (1.0f + {2}(-x));\n}}",
                                   vt, name, exp_name));
+}
+
+// erf and tanh on f32 vectors, from the vector exp and polynomials fitted for the least maximum
+// relative error (no libm call per lane):
+//   erf:  |x| < 1:  x * P(x^2), P of degree 5 (4e-8);  1 <= |x| < 4:  1 - exp(-x^2) * R(1/|x|),
+//         R of degree 7 approximating erfc(x) exp(x^2) (1.4e-7 relative, so under 3e-8
+//         absolute in erf);  |x| >= 4:  +-1 (erfc(4) is below half an ulp of 1).
+//   tanh: |x| < 0.625:  x * P(x^2), P of degree 5 (4e-9);  beyond, 1 - 2 / (exp(2|x|) + 1)
+//         with the sign of x (inf for large |x| gives exactly +-1).
+// Both are odd; NaN stays NaN (every comparison with it is false).
+std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
+  const std::string vt = value_type(t);
+  const std::string exp_name = vector_exp_f32(MathFn::exp, t);
+  if (fn == MathFn::erf) {
+    return define("kf_erf_" + suffix(t),
+                  fmt::format("static inline {0} {1}({0} x) {{\n"
+                              "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                              "  {0} a = x < 0 ? -x : x;\n"
+                              "  {0} u = x * x;\n"
+                              "  {0} p = zero - 5.63142043834e-4f;\n"
+                              "  p = p * u + 4.91755097804e-3f;\n"
+                              "  p = p * u - 2.67113109135e-2f;\n"
+                              "  p = p * u + 1.12801800974e-1f;\n"
+                              "  p = p * u - 3.76123261847e-1f;\n"
+                              "  p = p * u + 1.12837912249f;\n"
+                              "  {0} small = x * p;\n"
+                              "  {0} ac = a < one ? one : a;\n"
+                              "  ac = ac > 4.0f ? zero + 4.0f : ac;\n"
+                              "  {0} s = one / ac;\n"
+                              "  {0} r = zero - 1.66785954601e-2f;\n"
+                              "  r = r * s + 1.15802751195e-1f;\n"
+                              "  r = r * s - 3.45742351773e-1f;\n"
+                              "  r = r * s + 5.67828982429e-1f;\n"
+                              "  r = r * s - 5.01551852e-1f;\n"
+                              "  r = r * s + 4.96125067318e-2f;\n"
+                              "  r = r * s + 5.57979267049e-1f;\n"
+                              "  r = r * s + 3.32929457826e-4f;\n"
+                              "  {0} big = one - {2}(-(ac * ac)) * r;\n"
+                              "  big = a >= 4.0f ? one : big;\n"
+                              "  big = x < 0 ? -big : big;\n"
+                              "  return a < one ? small : big;\n}}",
+                              vt, "kf_erf_" + suffix(t), exp_name));
+  }
+  return define("kf_tanh_" + suffix(t),
+                fmt::format("static inline {0} {1}({0} x) {{\n"
+                            "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                            "  {0} a = x < 0 ? -x : x;\n"
+                            "  {0} u = x * x;\n"
+                            "  {0} p = zero - 5.65998662194e-3f;\n"
+                            "  p = p * u + 2.05909859918e-2f;\n"
+                            "  p = p * u - 5.372106722e-2f;\n"
+                            "  p = p * u + 1.33311275252e-1f;\n"
+                            "  p = p * u - 3.33332605264e-1f;\n"
+                            "  p = p * u + 9.99999996075e-1f;\n"
+                            "  {0} small = x * p;\n"
+                            "  {0} big = one - 2.0f / ({2}(a + a) + one);\n"
+                            "  big = x < 0 ? -big : big;\n"
+                            "  return a < 0.625f ? small : big;\n}}",
+                            vt, "kf_tanh_" + suffix(t), exp_name));
 }
 
 std::string CppPrelude::heap_alloc() {

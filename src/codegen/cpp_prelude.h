@@ -49,6 +49,8 @@ class CppPrelude {
   std::string math(ir::MathFn fn, ir::Type t);
   // exp and sigmoid of f32 vectors as a polynomial (no libm call per lane).
   std::string vector_exp_f32(ir::MathFn fn, ir::Type t);
+  // erf and tanh of f32 vectors, from the vector exp and fitted polynomials.
+  std::string vector_erf_tanh_f32(ir::MathFn fn, ir::Type t);
   // The scalar expression of fn applied to argument texts (f32/bf16 use float builtins).
   static std::string math_builtin(ir::MathFn fn, ir::Type scalar,
                                   const std::vector<std::string>& args);

@@ -213,9 +213,9 @@ TEST(CodegenPrelude, MathFunctions) {
       double want = ref(j, xs[i]);
       EXPECT_NEAR(ys[0][j * size + i], want, 1e-6 * std::max(1.0, std::fabs(want)))
           << j << " " << i;
-      // exp and sigmoid of f32 vectors are a polynomial (about 1 ulp), the scalar path calls
-      // libm: they agree to a few ulp; every other function is the same libm call per lane.
-      if (j == 0 || j == 6)
+      // exp, tanh, erf and sigmoid of f32 vectors are polynomials (1-2 ulp), the scalar path
+      // calls libm: they agree to a few ulp; every other function is the same libm call per lane.
+      if (j == 0 || j == 4 || j == 5 || j == 6)
         EXPECT_NEAR(ys[0][j * size + i], ys[1][j * size + i], 5e-7 * std::fabs(want)) << j;
       else
         EXPECT_EQ(ys[0][j * size + i], ys[1][j * size + i]) << "vector and scalar differ: " << j;
@@ -251,6 +251,46 @@ TEST(CodegenPrelude, VectorExpAtTheEdgesOfItsRange) {
       EXPECT_EQ(ys[i], INFINITY) << "exp(" << xs[i] << ")";
     } else {
       EXPECT_NEAR(ys[i], want, 2.5e-7 * want) << "exp(" << xs[i] << ")";
+    }
+  }
+}
+
+TEST(CodegenPrelude, VectorErfAndTanhFollowLibmAcrossTheirRange) {
+  // Both branch between a polynomial near 0 and an exp-based form: check each side of the
+  // switch points (erf at 1 and 4, tanh at 0.625), far out, the infinities and NaN.
+  Expr n = ivar("n");
+  std::vector<Param> params = {{"x", ParamKind::input, Type::f32()},
+                               {"ye", ParamKind::output, Type::f32()},
+                               {"yt", ParamKind::output, Type::f32()},
+                               {"n", ParamKind::dim, Type::i64()}};
+  Stmt body = masked_loop("t", "l", n, 16, [&](Expr i) {
+    Expr x = fload("x", i);
+    return Block::make({Store::make("ye", i, Call::make(MathFn::erf, {x})),
+                        Store::make("yt", i, Call::make(MathFn::tanh, {x}))});
+  });
+  auto k = build_both({"erf_tanh", params, body});
+  ASSERT_TRUE(k[0].ok());
+  std::vector<float> xs;
+  for (int i = -3000; i <= 3000; ++i) xs.push_back(static_cast<float>(i) * 0.003f);
+  for (float x : {1e-30f, 1e-6f, 0.99999f, 1.0f, 3.9999f, 4.0f, 20.0f, 1e30f, INFINITY})
+    for (float sign : {1.0f, -1.0f}) xs.push_back(sign * x);
+  xs.push_back(NAN);
+  std::vector<float> e(xs.size()), t(xs.size());
+  std::vector<void*> bufs = {xs.data(), e.data(), t.data()};
+  k[0].call(bufs, {static_cast<int64_t>(xs.size())}, {});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (std::isnan(xs[i])) {
+      EXPECT_TRUE(std::isnan(e[i]) && std::isnan(t[i]));
+      continue;
+    }
+    const double we = std::erf(static_cast<double>(xs[i])), wt = std::tanh(static_cast<double>(xs[i]));
+    // Relative near 0 (both are ~x there), absolute at the saturated ends.
+    EXPECT_NEAR(e[i], we, 2.5e-7 * std::max(std::fabs(we), 0.5 * std::fabs(we) + 1e-30) + 6e-8)
+        << "erf(" << xs[i] << ")";
+    EXPECT_NEAR(t[i], wt, 2.5e-7 * std::fabs(wt) + 6e-8) << "tanh(" << xs[i] << ")";
+    if (std::fabs(xs[i]) < 1e-3f) {
+      EXPECT_NEAR(e[i], we, 2.5e-7 * std::fabs(we)) << "erf(" << xs[i] << ") relative";
+      EXPECT_NEAR(t[i], wt, 2.5e-7 * std::fabs(wt)) << "tanh(" << xs[i] << ") relative";
     }
   }
 }

@@ -156,6 +156,38 @@ bool row_reduction(const Stage& s) {
   return false;
 }
 
+// The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
+// a contiguous panel once per column tile (host's loop jo): the first input read along j through
+// plain variables, stored transposed when j is not its last dimension (W[o, i] of a linear layer),
+// so the micro-kernel reads it unit-stride. With `transposed_only`, only such an operand.
+std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body,
+                                         const std::string& host, const std::string& acc,
+                                         const std::string& j, const std::string& jo,
+                                         int64_t lanes, bool transposed_only) {
+  for (const auto& a : accesses(body)) {
+    if (a.kind != te::RefKind::input) continue;
+    auto pos = std::find(a.index_vars.begin(), a.index_vars.end(), j);
+    if (pos == a.index_vars.end()) continue;
+    if (std::find(a.index_vars.begin(), a.index_vars.end(), "") != a.index_vars.end()) continue;
+    const bool transposed = a.index_vars.back() != j;
+    if (transposed_only && !transposed) continue;
+    const std::string packed = fresh_stage(p, a.tensor + "_pk");
+    std::vector<sched::Primitive> moves;
+    moves.push_back(prim(fmt::format("cache_read {} {} {}", a.tensor, acc, packed)));
+    if (transposed) {
+      std::string order = "reorder_storage " + packed;
+      for (const auto& v : a.index_vars)
+        if (v != j) order += " " + v;
+      order += " " + j;
+      moves.push_back(prim(order));
+    }
+    moves.push_back(prim(fmt::format("compute_at {} {}.{}", packed, host, jo)));
+    if (!transposed) moves.push_back(prim(fmt::format("vectorize {}.{} {}", packed, j, lanes)));
+    return moves;
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
@@ -334,6 +366,9 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     mg.moves.push_back(prim(acc_order));
     mg.moves.push_back(prim(fmt::format("unroll {}.{}", acc, i)));
     mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", acc, j, lanes)));
+    // An operand read transposed along j (W[o, i]) would be gathered lane by lane: the tile is
+    // only worth having with that operand packed, so the packing is part of the same step.
+    for (auto& m : pack_moves(p, s.body, s.name, acc, j, jo, lanes, true)) mg.moves.push_back(m);
     g.push_back(std::move(mg));
   }
   return g;
@@ -354,27 +389,8 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
     for (const auto& sp : s.splits)
       if (sp.kind == sched::SplitKind::split && sp.parent == j) jo = sp.outer;
     if (jo.empty()) continue;
-    for (const auto& a : accesses(acc.body)) {
-      if (a.kind != te::RefKind::input) continue;
-      auto pos = std::find(a.index_vars.begin(), a.index_vars.end(), j);
-      if (pos == a.index_vars.end()) continue;
-      if (std::find(a.index_vars.begin(), a.index_vars.end(), "") != a.index_vars.end()) continue;
-      const std::string packed = fresh_stage(p, a.tensor + "_pk");
-      MoveGroup mg{s.name, {}};
-      mg.moves.push_back(prim(fmt::format("cache_read {} {} {}", a.tensor, acc.name, packed)));
-      const bool transposed = a.index_vars.back() != j;
-      if (transposed) {
-        std::string order = "reorder_storage " + packed;
-        for (const auto& v : a.index_vars)
-          if (v != j) order += " " + v;
-        order += " " + j;
-        mg.moves.push_back(prim(order));
-      }
-      mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", packed, s.name, jo)));
-      if (!transposed) mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", packed, j, lanes)));
-      g.push_back(std::move(mg));
-      break;
-    }
+    std::vector<sched::Primitive> moves = pack_moves(p, acc.body, s.name, acc.name, j, jo, lanes, false);
+    if (!moves.empty()) g.push_back({s.name, std::move(moves)});
   }
   return g;
 }
