@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -66,7 +67,8 @@ class RecordedJudge : public Judge {
   void set_latency(double seconds) { latency_s_ = seconds; }
 
  private:
-  std::map<std::pair<std::string, int>, RunResult> results_;
+  std::map<std::pair<std::string, int>, std::vector<RunResult>> results_;
+  std::map<std::pair<std::string, int>, size_t> next_;  // per candidate: the next to replay
   double latency_s_ = 0;
 };
 
