@@ -6,6 +6,8 @@
 #
 #   bash scripts/optimize-suite.sh [SUITE_DIR] [OUT_DIR] [-- extra kforge optimize flags]
 #   e.g. bash scripts/optimize-suite.sh bench/jaxbench /tmp/suite -- --budget-evals 6 -t 1
+# SHARD=i/n runs only every n-th task starting at the i-th (0-based), so n shards can share a
+# machine; the table is printed by whichever finishes, from every summary present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite="${1:-bench/jaxbench}"
@@ -16,9 +18,15 @@ flags=("$@")
 [ ${#flags[@]} -eq 0 ] && flags=(--budget-evals 6 --budget-time 90 -t 1)
 kforge=./build/release/bin/kforge
 mkdir -p "$out"
-store="$out/runs.db"
+shard="${SHARD:-0/1}"
+shard_i=${shard%/*}
+shard_n=${shard#*/}
+store="$out/runs-$shard_i.db"
+index=-1
 for task in "$suite"/*/; do
   name=$(basename "$task")
+  index=$((index + 1))
+  [ $((index % shard_n)) -eq "$shard_i" ] || continue
   [ -f "$out/$name.json" ] && continue  # finished earlier: the table reads it again
   echo "== $name" >&2
   if "$kforge" optimize "$task" --store "$store" --out "$out/runs/$name" "${flags[@]}" \
