@@ -42,6 +42,7 @@ Expected<RunResult> RecordingJudge::judge(const Task& task, const std::string& s
   nlohmann::json line = {{"candidate", candidate_key(source, options.compile)},
                          {"threads", options.threads},
                          {"result", r->to_json()}};
+  if (!options.label.empty()) line["label"] = options.label;
   out << line.dump() << "\n";
   if (!out) return Status::error("cannot write the recording " + path_);
   return r;
@@ -59,11 +60,13 @@ Expected<std::unique_ptr<RecordedJudge>> RecordedJudge::open(const std::string& 
     nlohmann::json x = nlohmann::json::parse(line, nullptr, false);
     if (x.is_discarded() || !x.is_object() || !x.contains("candidate") ||
         !x["candidate"].is_string() || !x.contains("result") ||
-        (x.contains("threads") && !x["threads"].is_number_integer()))
+        (x.contains("threads") && !x["threads"].is_number_integer()) ||
+        (x.contains("label") && !x["label"].is_string()))
       return Status::error(path + ":" + std::to_string(n) + ": expected a recorded result");
     auto r = RunResult::from_json(x["result"]);
     if (!r) return Status::error(path + ":" + std::to_string(n) + ": " + r.error().message());
-    j->results_[{x["candidate"].get<std::string>(), x.value("threads", 1)}].push_back(*r);
+    j->results_[{x["candidate"].get<std::string>(), x.value("threads", 1), x.value("label", "")}]
+        .push_back(*r);
   }
   return j;
 }
@@ -71,11 +74,11 @@ Expected<std::unique_ptr<RecordedJudge>> RecordedJudge::open(const std::string& 
 Expected<RunResult> RecordedJudge::judge(const Task& task, const std::string& source,
                                          const EvalOptions& options) {
   if (latency_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(latency_s_));
-  const std::pair<std::string, int> key{candidate_key(source, options.compile), options.threads};
+  const Key key{candidate_key(source, options.compile), options.threads, options.label};
   auto it = results_.find(key);
   if (it != results_.end()) {
-    // The measurements of a candidate judged several times (a confirmation, the final run), in
-    // the order they were recorded; the last one again once they are used up.
+    // A candidate measured several times under one label, in the order recorded; the last
+    // one again once they are used up.
     size_t& next = next_[key];
     const RunResult& r = it->second[std::min(next, it->second.size() - 1)];
     ++next;

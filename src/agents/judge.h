@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <tuple>
 #include <vector>
 #include <memory>
 #include <string>
@@ -67,8 +68,10 @@ class RecordedJudge : public Judge {
   void set_latency(double seconds) { latency_s_ = seconds; }
 
  private:
-  std::map<std::pair<std::string, int>, std::vector<RunResult>> results_;
-  std::map<std::pair<std::string, int>, size_t> next_;  // per candidate: the next to replay
+  // Candidate key, threads, and the measurement's label (EvalOptions::label).
+  using Key = std::tuple<std::string, int, std::string>;
+  std::map<Key, std::vector<RunResult>> results_;
+  std::map<Key, size_t> next_;  // per key: the next to replay
   double latency_s_ = 0;
 };
 

@@ -55,6 +55,9 @@ struct EvalOptions {
   // again (remeasure_machine below) and the higher of the two is used. May be empty.
   std::function<std::optional<MachineLimits>()> remeasure;
   std::function<void(const std::string&)> progress;  // status lines, may be empty
+  // What this measurement is for, when a caller measures one candidate more than once ("final",
+  // "confirm:7"); the harness ignores it, recordings of measurements key on it.
+  std::string label;
 };
 
 // The ceilings of a probed machine at a thread count.

@@ -186,6 +186,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
     ++reused_;
   } else {
     EvalOptions e = eval_options(c.threads);
+    e.label = identity.substr(task_identity_.size() + (identity.size() > task_identity_.size()));
     if (kind == "final") {
       e.time_reference = true;
       e.time_baseline = task_.baseline.has_value();

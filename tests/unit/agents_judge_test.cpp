@@ -201,6 +201,38 @@ TEST(RecordedJudge, ReplaysWhatWasRecordedIdentically) {
   EXPECT_EQ(inner.calls, 3) << "the recorded judge never calls a real judge";
 }
 
+// One candidate measured several times: by label (a final run, a confirmation), and under one
+// label in the order recorded, so a replay (or a resumed replay) sees each measurement again.
+TEST(RecordedJudge, RepeatedMeasurementsReplayByLabelThenInOrder) {
+  TempDir dir;
+  const fs::path rec = dir.path() / "run.jsonl";
+  Task task = fake_task();
+  EvalOptions plain, final_run, confirm;
+  final_run.label = "final";
+  confirm.label = "confirm:5";
+  {
+    FakeJudge first(fixed_result(1e-3)), second(fixed_result(2e-3)), third(fixed_result(3e-3)),
+        fourth(fixed_result(4e-3));
+    ASSERT_TRUE(RecordingJudge(first, rec.string()).judge(task, "// a\n", plain));
+    ASSERT_TRUE(RecordingJudge(second, rec.string()).judge(task, "// a\n", confirm));
+    ASSERT_TRUE(RecordingJudge(third, rec.string()).judge(task, "// a\n", final_run));
+    ASSERT_TRUE(RecordingJudge(fourth, rec.string()).judge(task, "// a\n", plain));
+  }
+  ASSERT_NE(lines_of(rec)[1].find("\"label\":\"confirm:5\""), std::string::npos) << lines_of(rec)[1];
+  auto sim = RecordedJudge::open(rec.string());
+  ASSERT_TRUE(sim) << sim.error().message();
+  auto median = [&](const EvalOptions& o) {
+    auto r = (*sim)->judge(task, "// a\n", o);
+    KF_CHECK(r && r->timing);
+    return r->timing->median_s;
+  };
+  EXPECT_DOUBLE_EQ(median(final_run), 3e-3);
+  EXPECT_DOUBLE_EQ(median(confirm), 2e-3);
+  EXPECT_DOUBLE_EQ(median(plain), 1e-3);
+  EXPECT_DOUBLE_EQ(median(plain), 4e-3);
+  EXPECT_DOUBLE_EQ(median(plain), 4e-3) << "the last one again once they are used up";
+}
+
 TEST(RecordedJudge, AnUnknownCandidateIsACrashVerdict) {
   TempDir dir;
   const fs::path rec = dir.path() / "run.jsonl";
