@@ -169,7 +169,7 @@ std::vector<Strategy> make_catalog() {
        "and do not evict the inputs: no read-for-ownership, a third less traffic for a kernel "
        "that reads one array and writes one.",
        "Memory-bound, output larger than L3, write-allocate traffic visible.",
-       {}, moves_streaming_stores},
+       {lanes}, moves_streaming_stores},
       {"numa_first_touch", "First-touch placement", StrategyScope::cpu,
        "Initialize buffers on the threads that use them so pages land near them.",
        "Multi-socket machine; memory-bound parallel kernel scaling poorly.",

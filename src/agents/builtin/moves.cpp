@@ -464,13 +464,23 @@ Expected<std::vector<MoveGroup>> moves_unroll_inner(const Pipeline& p, const Kno
   return g;
 }
 
-Expected<std::vector<MoveGroup>> moves_streaming_stores(const Pipeline& p, const Knobs&,
+Expected<std::vector<MoveGroup>> moves_streaming_stores(const Pipeline& p, const Knobs& k,
                                                         const MoveContext&) {
+  const int64_t lanes = knob(k, "lanes", 16);
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
-    if (s.output < 0 || s.nontemporal || !has_kind(s, LoopKind::vectorized)) continue;
+    if (s.output < 0 || s.nontemporal || s.loops.empty()) continue;
     if (p.task->outputs[static_cast<size_t>(s.output)].dtype != DType::f32) continue;
-    g.push_back({s.name, {prim("nontemporal " + s.name)}});
+    MoveGroup mg{s.name, {}};
+    // Streaming stores are whole vectors: an output whose loops the compiler vectorizes on its
+    // own gets its innermost loop vectorized explicitly in the same step.
+    if (!has_kind(s, LoopKind::vectorized)) {
+      const sched::Loop& inner = s.loops.back();
+      if (!pure(inner) || inner.kind != LoopKind::serial) continue;
+      mg.moves.push_back(prim(fmt::format("vectorize {} {}", ref(s, inner.name), lanes)));
+    }
+    mg.moves.push_back(prim("nontemporal " + s.name));
+    g.push_back(std::move(mg));
   }
   return g;
 }
