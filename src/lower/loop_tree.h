@@ -34,12 +34,18 @@ struct TreeRoot {
   std::optional<int64_t> nominal;  // constant upper bound of extent, if any
 };
 
+// Tail copies of partitioned loops nested up to this depth are themselves partitioned (a GEMM's
+// row tail still runs whole column tiles in registers); deeper ones are compiled compactly, so
+// code grows at most 2^(kFullTailNesting + 1)-fold with the number of partitioned loops.
+inline constexpr int kFullTailNesting = 1;
+
 struct NestContext {
   std::set<std::string> bound;                 // leaf names bound outside the current point
   std::set<int> full;                          // indices into Stage::splits known to be full
   std::map<std::string, ir::Expr> leaf_values; // strip-mined leaves: strip * lanes + lane
   std::set<std::string> overshoot;             // nodes whose value may exceed their extent
-  bool in_tail = false;  // inside the tail copy of a partitioned loop: keep code compact
+  int tails = 0;         // tail copies of partitioned loops this point is nested in
+  bool in_tail = false;  // tails > kFullTailNesting: keep code compact (no more partitions)
   bool where_full = false;  // the stage's reduction predicate is known true here
 };
 

@@ -134,7 +134,8 @@ class Realizer {
                        c ? std::optional<int64_t>(*c) : std::nullopt});
     }
     NestContext start;
-    start.in_tail = tail_depth_ > 0;
+    start.tails = tail_depth_;
+    start.in_tail = tail_depth_ > kFullTailNesting;
     Realization r;
     r.stage = stage;
     r.s = &s;
@@ -182,7 +183,7 @@ class Realizer {
       const Expr main = ir::simplify(e / f);
       NestContext full = ctx, tail = ctx;
       full.where_full = true;
-      tail.in_tail = true;
+      enter_tail(tail);
       Stmt m = ir::For::make(name, ir::i64(0), main, ir::ForKind::serial, body(full, Expr(), ext.exact));
       ++tail_depth_;
       Stmt t = ir::IfThenElse::make(ir::lt(main * f, e),
@@ -201,7 +202,7 @@ class Realizer {
       const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
       Stmt m = ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact));
       NestContext tail = ctx;
-      tail.in_tail = true;
+      enter_tail(tail);
       ++tail_depth_;
       Stmt t = ir::IfThenElse::make(ir::lt(main * f, pe.expr),
                                     ir::LetStmt::make(name, main, body(tail, Expr(), ext.exact)));
@@ -235,6 +236,14 @@ class Realizer {
     const std::string lane = name + ".vec";
     NestContext sc = ctx;
     sc.leaf_values[loop.name] = var(name) * ir::i64(w) + var(lane);
+    if (!c && ext.nominal && *ext.nominal % w == 0 && *ext.nominal / w <= kMaxMaskedStrips) {
+      // A tile's partial extent (min(32, N - j.o*32)): its nominal count of masked vectors,
+      // unrolled, so the tile's accumulators keep constant indices (and stay in registers).
+      Expr g = ir::lt(var(name) * ir::i64(w) + var(lane), ext.expr);
+      return ir::For::make(name, ir::i64(0), ir::i64(*ext.nominal / w), ir::ForKind::unrolled,
+                           ir::For::make(lane, ir::i64(0), ir::i64(w), ir::ForKind::vectorized,
+                                         body(sc, g, ext.exact)));
+    }
     if (ctx.in_tail) {
       // In a tail: one loop of (masked) vectors.
       Expr g = c && *c % w == 0 ? Expr() : ir::lt(var(name) * ir::i64(w) + var(lane), ext.expr);
@@ -434,6 +443,13 @@ class Realizer {
   RealizeOptions o_;
   NameGen names_;
   std::map<int, BufferView> views_;
+  static constexpr int64_t kMaxMaskedStrips = 4;
+
+  static void enter_tail(NestContext& c) {
+    ++c.tails;
+    c.in_tail = c.tails > kFullTailNesting;
+  }
+
   int tail_depth_ = 0;  // > 0 while emitting the tail copy of a partitioned loop
 };
 
