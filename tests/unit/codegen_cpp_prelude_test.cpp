@@ -3,6 +3,8 @@
 // each other and with a reference computed here, at sizes with tails (masked lanes).
 #include <gtest/gtest.h>
 #include <kforge/kernel.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -384,6 +386,56 @@ TEST(CodegenPrelude, HeapAndVectorElementBuffers) {
   for (int64_t j = 0; j < size; ++j) xs[j] = static_cast<float>(j);
   k.call({xs.data(), y.data()}, {size}, {});
   EXPECT_EQ(y[0], 24.0f * 23 / 2 + 24);
+}
+
+TEST(CodegenPrelude, MaskedTailsTouchNothingPastTheEnd) {
+  // x and y end exactly where an inaccessible page begins: the masked tail vector (f32x16,
+  // f32x8, f64x8: the masked instructions where the compiler targets them) must neither read
+  // nor write a lane past n, or the kernel faults.
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  for (auto [kind, lanes] : {std::pair{ScalarKind::f32, 16}, {ScalarKind::f32, 8}, {ScalarKind::f64, 8}}) {
+    const Type elem = kind == ScalarKind::f64 ? Type::f64() : Type::f32();
+    const size_t bytes = kind == ScalarKind::f64 ? 8 : 4;
+    Expr n = ivar("n");
+    Stmt body = masked_loop("t", "l", n, lanes, [&](Expr i) {
+      Expr v = Load::make(elem, "x", i);
+      return Store::make("y", i, v * make_const(elem, 2.0) + make_const(elem, 1.0));
+    });
+    LoweredFunc f{"tails",
+                  {{"x", ParamKind::input, elem},
+                   {"y", ParamKind::output, elem},
+                   {"n", ParamKind::dim, Type::i64()}},
+                  body};
+    const std::string src = codegen_cpp(f, lanes == 8 && kind == ScalarKind::f32 ? CodegenTarget::avx2
+                                                                                 : CodegenTarget::avx512);
+    LoadedKernel k = compile_and_load(f, src);
+    ASSERT_TRUE(k.ok()) << k.log << src;
+    for (int64_t size : {1, 5, lanes - 1, lanes + 3}) {
+      auto guarded = [&]() {
+        char* m = static_cast<char*>(
+            mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        EXPECT_NE(m, MAP_FAILED);
+        EXPECT_EQ(mprotect(m + page, page, PROT_NONE), 0);
+        return m;
+      };
+      char* xm = guarded();
+      char* ym = guarded();
+      char* xp = xm + page - size * bytes;
+      char* yp = ym + page - size * bytes;
+      for (int64_t i = 0; i < size; ++i) {
+        if (kind == ScalarKind::f64) reinterpret_cast<double*>(xp)[i] = 0.5 * i;
+        else reinterpret_cast<float*>(xp)[i] = 0.5f * i;
+      }
+      k.call({xp, yp}, {size}, {});
+      for (int64_t i = 0; i < size; ++i) {
+        const double got = kind == ScalarKind::f64 ? reinterpret_cast<double*>(yp)[i]
+                                                   : reinterpret_cast<float*>(yp)[i];
+        EXPECT_EQ(got, 1.0 * i + 1) << ir::to_string(elem) << " x" << lanes << " n=" << size;
+      }
+      munmap(xm, 2 * page);
+      munmap(ym, 2 * page);
+    }
+  }
 }
 
 }  // namespace
