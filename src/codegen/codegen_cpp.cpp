@@ -291,6 +291,7 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
   std::string elem_c =
       elem.is_vector() ? prelude_.value_type(elem) : CppPrelude::storage_type(elem.kind());
   bool heap = op->memory == MemoryKind::heap || !extent;
+  bool scratch = false;  // kept across calls (kf_scratch), not freed here
   constexpr int64_t kSmallBufferBytes = 16384;
   const int64_t small_buffer =
       heap && loop_depth_ > 0 && elem.is_scalar() ? kSmallBufferBytes / elem.bytes() : 0;
@@ -309,6 +310,10 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
       line(fmt::format("alignas(64) {} {}_small[{}];", elem_c, name, small_buffer));
       line(fmt::format("{0}* {1} = {2} <= {3} ? {1}_small : static_cast<{0}*>({4}({5}));", elem_c,
                        name, expr(op->extent, 9), small_buffer, prelude_.heap_alloc(), size));
+    } else if (loop_depth_ == 0 && scratch_slots_ < CppPrelude::kScratchSlots) {
+      scratch = true;
+      line(fmt::format("{0}* {1} = static_cast<{0}*>({2}({3}, {4}));", elem_c, name,
+                       prelude_.scratch_alloc(), scratch_slots_++, size));
     } else {
       line(fmt::format("{0}* {1} = static_cast<{0}*>({2}({3}));", elem_c, name,
                        prelude_.heap_alloc(), size));
@@ -321,7 +326,7 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
   stmt(op->body);
   if (heap && small_buffer > 0)
     line(fmt::format("if ({0} != {0}_small) std::free({0});", name));
-  else if (heap)
+  else if (heap && !scratch)
     line("std::free(" + name + ");");
   if (saved) buffers_[op->name] = *saved;
 }

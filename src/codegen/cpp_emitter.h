@@ -66,6 +66,7 @@ class CppEmitter {
   int indent_ = 1;
   bool in_parallel_ = false;
   int streamed_stores_ = 0;
+  int scratch_slots_ = 0;   // kf_scratch slots used by this function
   int loop_depth_ = 0;       // loops enclosing the statement being emitted  // non-temporal stores emitted so far (each needs a fence after it)
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::set<std::string>> scopes_;

@@ -499,6 +499,28 @@ std::string CppPrelude::heap_alloc() {
                 "64 * 64);\n}");
 }
 
+std::string CppPrelude::scratch_alloc() {
+  uses_heap_ = true;
+  return define("kf_scratch",
+                "// Buffers of whole intermediates persist across calls, one per allocation site\n"
+                "// and thread, grown when a call needs more (a framework's caching allocator does\n"
+                "// the same): a call pays no fresh page faults for its scratch memory.\n"
+                "static inline void* kf_scratch(int slot, int64_t bytes) {\n"
+                "  struct Buffer {\n"
+                "    void* p = nullptr;\n"
+                "    int64_t size = -1;\n"
+                "    ~Buffer() { std::free(p); }\n"
+                "  };\n"
+                "  static thread_local Buffer buffers[" + std::to_string(kScratchSlots) + "];\n"
+                "  Buffer& b = buffers[slot];\n"
+                "  if (bytes > b.size) {\n"
+                "    std::free(b.p);\n"
+                "    b.p = std::aligned_alloc(64, static_cast<size_t>(bytes + 127) / 64 * 64);\n"
+                "    b.size = bytes;\n"
+                "  }\n"
+                "  return b.p;\n}");
+}
+
 std::string CppPrelude::stream_store(Type t) {
   KF_CHECK(t.is_vector() && t.kind() == ScalarKind::f32 && (t.lanes() == 8 || t.lanes() == 16))
       << "non-temporal store of " << ir::to_string(t);

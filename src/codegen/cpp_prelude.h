@@ -55,6 +55,10 @@ class CppPrelude {
   static std::string math_builtin(ir::MathFn fn, ir::Type scalar,
                                   const std::vector<std::string>& args);
   std::string heap_alloc();  // kf_alloc(bytes): 64-byte aligned, never null for 0 bytes
+  // kf_scratch(slot, bytes): a 64-byte aligned buffer kept across calls (per slot and thread),
+  // for intermediates allocated once per call; slots are 0 .. kScratchSlots - 1.
+  static constexpr int kScratchSlots = 32;
+  std::string scratch_alloc();
   // A non-temporal (cache-bypassing) store of an f32 vector of 8 or 16 lanes: movntps where
   // the address is aligned to the vector, a plain store elsewhere.
   std::string stream_store(ir::Type t);

@@ -375,17 +375,23 @@ TEST(CodegenPrelude, HeapAndVectorElementBuffers) {
                 body};
   std::string src = codegen_cpp(f, CodegenTarget::avx2);
   expect_checks(src, {"#include <cstdlib>", "typedef float f32x8",
-                      "float* tmp = static_cast<float*>(kf_alloc(n * int64_t(sizeof(float))));",
+                      "float* tmp = static_cast<float*>(kf_scratch(0, n * int64_t(sizeof(float))));",
                       "alignas(64) f32x8 acc[2] = {};",
                       "acc[c % 2] = acc[c % 2] + kf_load_f32x8(tmp + c * 8);",
-                      "y[0] = kf_reduce_add_f32x8(acc[0] + acc[1]);", "std::free(tmp);"});
+                      "y[0] = kf_reduce_add_f32x8(acc[0] + acc[1]);"});
+  // The whole-call buffer persists across calls (kf_scratch), so the kernel does not free it.
+  EXPECT_EQ(src.find("std::free(tmp)"), std::string::npos);
   LoadedKernel k = compile_and_load(f, src);
   ASSERT_TRUE(k.ok()) << k.log << src;
-  const int64_t size = 24;
-  std::vector<float> xs(size), y(1);
-  for (int64_t j = 0; j < size; ++j) xs[j] = static_cast<float>(j);
-  k.call({xs.data(), y.data()}, {size}, {});
-  EXPECT_EQ(y[0], 24.0f * 23 / 2 + 24);
+  // Calls that need more scratch than the last (the buffer grows), then less.
+  for (int64_t size : {24, 4096, 8, 100000}) {
+    std::vector<float> xs(size), y(1);
+    for (int64_t j = 0; j < size; ++j) xs[j] = static_cast<float>(j % 7);
+    k.call({xs.data(), y.data()}, {size}, {});
+    double want = 0;
+    for (int64_t j = 0; j < size / 8 * 8; ++j) want += j % 7 + 1;
+    EXPECT_EQ(y[0], static_cast<float>(want)) << size;
+  }
 }
 
 TEST(CodegenPrelude, MaskedTailsTouchNothingPastTheEnd) {
