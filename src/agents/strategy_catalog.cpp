@@ -50,6 +50,20 @@ std::vector<Strategy> make_catalog() {
         {"nr", 32, {16, 32, 48}, "columns of the register tile (a multiple of lanes)"},
         lanes},
        moves_register_block},
+      {"register_block_epilogue", "Register-block with the epilogue fused",
+       StrategyScope::generic,
+       "Tile the output stage instead of the reduction: the reduction is computed into an MR x "
+       "NR register tile at each output tile and the elementwise chain after it (bias, "
+       "activation, scaling) is applied to the registers before the one store, so the "
+       "reduction's result never goes to memory. The form of a blocked direct convolution "
+       "(output channels x output columns, input vectors reused by every channel) and of a GEMM "
+       "with its epilogue fused.",
+       "A GEMM-like reduction or convolution whose only consumer is an elementwise chain ending "
+       "in an output; extra passes over an intermediate as large as the output.",
+       {{"mr", 8, {4, 6, 8}, "rows of the register tile"},
+        {"nr", 16, {16, 32, 48}, "columns of the register tile (a multiple of lanes)"},
+        lanes},
+       moves_register_block_epilogue},
       {"pack_operand", "Pack an operand panel", StrategyScope::generic,
        "Copy the operand panel a register tile streams (K x NR of B, transposed if needed) into "
        "a contiguous buffer once per column tile, so the micro-kernel reads it unit-stride from "

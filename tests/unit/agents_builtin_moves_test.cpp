@@ -61,16 +61,18 @@ class Tasks : public ::testing::Test {
     gemm_ = new Task(testing::task_at("bench/jaxbench/08_gemm"));
     gemm_relu_ = new Task(testing::task_at("bench/jaxbench/41_gemm_add_relu"));
     softmax_ = new Task(testing::task_at("bench/jaxbench/50_matmul_gelu_softmax"));
+    conv_ = new Task(testing::task_at("bench/jaxbench/18_conv2d_relu_biasadd"));
   }
   static void TearDownTestSuite() {
     delete rmsnorm_;
     delete gemm_;
     delete gemm_relu_;
     delete softmax_;
+    delete conv_;
   }
-  static Task *rmsnorm_, *gemm_, *gemm_relu_, *softmax_;
+  static Task *rmsnorm_, *gemm_, *gemm_relu_, *softmax_, *conv_;
 };
-Task *Tasks::rmsnorm_, *Tasks::gemm_, *Tasks::gemm_relu_, *Tasks::softmax_;
+Task *Tasks::rmsnorm_, *Tasks::gemm_, *Tasks::gemm_relu_, *Tasks::softmax_, *Tasks::conv_;
 
 // ---- register_block / pack_operand / unroll_reduction: the GEMM micro-kernel ----------------
 
@@ -107,6 +109,43 @@ TEST_F(Tasks, RegisterBlockProposesNothingWithoutAGemmOrTwice) {
       << "C has its register tile already";
   EXPECT_EQ(propose("register_block", scheduled(*gemm_, "split C.i i.o i.i 8\n")), Lines{})
       << "the form owns the stage's loop nest: it leaves a split one alone";
+}
+
+TEST_F(Tasks, RegisterBlockEpilogueIsTheBlockedDirectConvolution) {
+  // z_r = conv(x, weight); z = z_r + conv_bias; y = relu(z) + bias. The output y is tiled
+  // (8 channels x 16 columns), z is inlined, and z_r is computed into the tile at y's channel
+  // tile: each input vector x[n, c, p + r, q + s ..] feeds 8 channels, and the biases and the
+  // ReLU are applied to the registers before the one store.
+  EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*conv_)),
+            Lines{"z_r: compute_inline z | split y.k k.o k.i 8 | split y.q q.o q.i 16 | "
+                  "reorder y n p q.o k.o k.i q.i | unroll y.k.i | vectorize y.q.i 16 | "
+                  "compute_at z_r y.k.o | reorder z_r n p c r s k q | unroll z_r.k | "
+                  "vectorize z_r.q 16"})
+      << "x is read along q through q + s: nothing to pack";
+}
+
+TEST_F(Tasks, RegisterBlockEpilogueFusesAGemmsEpilogueAndPacksItsWeight) {
+  const Lines on_gemm_relu = propose("register_block_epilogue", default_pipeline(*gemm_relu_));
+  ASSERT_EQ(on_gemm_relu.size(), 1u);
+  EXPECT_TRUE(on_gemm_relu[0].starts_with("y_r: ")) << on_gemm_relu[0];
+  EXPECT_NE(on_gemm_relu[0].find("compute_at y_r y.b.o"), std::string::npos) << on_gemm_relu[0];
+  EXPECT_NE(on_gemm_relu[0].find("cache_read W y_r W_pk | reorder_storage W_pk i o | "
+                                 "compute_at W_pk y.o.o"),
+            std::string::npos)
+      << on_gemm_relu[0];
+  // Not where the reduction is the output itself, nor where a row reduction reads it (the
+  // softmax's max and sum need the whole row), nor twice.
+  EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*gemm_)), Lines{});
+  EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*softmax_)), Lines{});
+  const Strategy* s = find_strategy("register_block_epilogue");
+  auto g = s->moves(default_pipeline(*conv_), s->default_knobs(), {});
+  ASSERT_TRUE(g.has_value() && g->size() == 1);
+  std::string text;
+  for (const auto& m : (*g)[0].moves) text += m.to_string() + "\n";
+  const sched::Pipeline tiled = scheduled(*conv_, text);
+  EXPECT_EQ(propose("register_block_epilogue", tiled), Lines{});
+  EXPECT_EQ(propose("register_block", tiled), Lines{}) << "z_r is a register tile already";
+  EXPECT_EQ(pipeline_facts(tiled).register_blocked, 1);
 }
 
 TEST_F(Tasks, PackOperandPacksThePanelTheTileStreams) {
@@ -291,7 +330,7 @@ TEST_F(Tasks, FuseParallelLoopsNeedsThreadsAndThreeLoops) {
 // ---- Every form, every task: the proposals apply and lower --------------------------------
 
 TEST_F(Tasks, EveryProposalAppliesAndLowers) {
-  for (const Task* t : {rmsnorm_, gemm_, gemm_relu_, softmax_}) {
+  for (const Task* t : {rmsnorm_, gemm_, gemm_relu_, softmax_, conv_}) {
     const sched::Pipeline base = default_pipeline(*t);
     const std::string before = base.to_string();
     for (const Strategy& s : strategy_catalog()) {

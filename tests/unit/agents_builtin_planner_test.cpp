@@ -119,6 +119,20 @@ TEST(BuiltinPlanner, ComputeBoundGemmIsRegisterBlocked) {
   for (const auto& a : p.alternatives) EXPECT_EQ(a.find("vectorize_inner"), std::string::npos) << a;
 }
 
+TEST(BuiltinPlanner, ConvolutionWithAnEpilogueGetsTheFusedTile) {
+  // 18: z_r = conv(x, w); z = z_r + conv_bias; y = relu(z) + bias. The reduction's only reader
+  // is an elementwise chain to the output, so the tile of the output with the chain applied in
+  // registers ranks first, the plain register tile (z_r written out, read back) next.
+  Scenario s("bench/jaxbench/18_conv2d_relu_biasadd", {});
+  Plan p = s.plan(evidence("compute", 0.05));
+  EXPECT_EQ(p.strategy, "register_block_epilogue");
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 8.4);
+  ASSERT_FALSE(p.alternatives.empty());
+  EXPECT_EQ(p.alternatives[0], "register_block (~8.0x)");
+  // Once tried from this best, the plain tile is next.
+  EXPECT_EQ(s.plan(evidence("compute", 0.05), {"register_block_epilogue"}).strategy, "register_block");
+}
+
 TEST(BuiltinPlanner, ExpectationIsCappedByTheHeadroom) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Plan p = s.plan(evidence("compute", 0.5));

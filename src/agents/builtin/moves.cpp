@@ -374,6 +374,116 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
   return g;
 }
 
+namespace {
+
+// How consumer c reads producer stage `prod`: every access through plain variables of c, the
+// same ones each time, one per dimension (z[n, k, p, q] in y[n, k, p, q] = max(z[n, k, p, q], 0)).
+// Returns, for each dim of the producer, the consumer var that indexes it; empty if c reads it
+// any other way (shifted, transposed into fewer dims, reduced over).
+std::vector<std::string> pointwise_map(const Stage& c, const Stage& prod) {
+  std::optional<std::vector<std::string>> map;
+  bool ok = true;
+  te::visit(c.body, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::access || x.ref.kind != te::RefKind::stage || x.name != prod.name)
+      return;
+    std::vector<std::string> m;
+    for (size_t d = 0; d < x.index_count(); ++d)
+      m.push_back(x.args[d].kind == te::ExprKind::name && x.args[d].ref.kind == te::RefKind::index_var
+                      ? x.args[d].name
+                      : "");
+    if (map && *map != m) ok = false;
+    map = m;
+  });
+  if (!ok || !map || map->size() != prod.vars.size() || c.reduction || c.is_recurrence()) return {};
+  std::set<std::string> seen;
+  for (const auto& v : *map)
+    if (v.empty() || !seen.insert(v).second) return {};
+  if (c.vars.size() != map->size()) return {};
+  return *map;
+}
+
+// The elementwise chain from a reduction stage to the output it ends in: r -> e1 -> ... -> out,
+// each link read pointwise and by nothing else. Fills the stages to inline and, for each dim of
+// r, the output's var for it; false when r's result goes anywhere else.
+bool epilogue_chain(const Pipeline& p, int r, std::vector<std::string>& inline_stages, int& out,
+                    std::vector<std::string>& dims) {
+  dims.clear();
+  for (const auto& v : p.stages[r].vars) dims.push_back(v.name);
+  int cur = r;
+  for (int guard = 0; guard < 16; ++guard) {
+    const std::vector<int> rd = p.readers(cur);
+    if (rd.size() != 1) return false;
+    const Stage& c = p.stages[rd[0]];
+    std::vector<std::string> m = pointwise_map(c, p.stages[cur]);
+    if (m.empty() || is_cache_stage(c)) return false;
+    // dims[d] is cur's var for r's dim d; m[e] is c's var for cur's dim e.
+    for (auto& d : dims) {
+      const auto& cv = p.stages[cur].vars;
+      auto it = std::find_if(cv.begin(), cv.end(), [&](const te::IndexVar& v) { return v.name == d; });
+      if (it == cv.end()) return false;
+      d = m[static_cast<size_t>(it - cv.begin())];
+    }
+    if (c.output >= 0) {
+      out = rd[0];
+      return c.compute.kind == ComputeKind::root;
+    }
+    if (c.compute.kind == ComputeKind::at) return false;
+    if (c.compute.kind == ComputeKind::root) inline_stages.push_back(c.name);
+    cur = rd[0];
+  }
+  return false;
+}
+
+}  // namespace
+
+Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p, const Knobs& k,
+                                                               const MoveContext&) {
+  const int64_t mr = knob(k, "mr", 6), nr = knob(k, "nr", 32), lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (size_t ri = 0; ri < p.stages.size(); ++ri) {
+    const Stage& s = p.stages[ri];
+    if (!gemm_like(s) || s.compute.kind != ComputeKind::root || s.output >= 0) continue;
+    if (accumulator_of(p, s) >= 0 || !s.splits.empty()) continue;
+    if (s.loops.size() != s.vars.size() + s.loop_rvars().size()) continue;
+    std::vector<std::string> inl, dims;
+    int oi = -1;
+    if (!epilogue_chain(p, static_cast<int>(ri), inl, oi, dims)) continue;
+    const Stage& o = p.stages[oi];
+    if (!o.splits.empty() || o.loops.size() != o.vars.size()) continue;
+    const std::string i = tile_row_var(s), j = s.vars.back().name;
+    size_t id = 0;
+    while (s.vars[id].name != i) ++id;
+    const std::string oi_v = dims[id], oj_v = dims.back();
+    if (o.vars.back().name != oj_v) continue;  // the tile's vectors must be the output's rows
+    const std::string io = oi_v + ".o", ii = oi_v + ".i", jo = oj_v + ".o", ji = oj_v + ".i";
+    MoveGroup mg{s.name, {}};
+    for (const auto& e : inl) mg.moves.push_back(prim("compute_inline " + e));
+    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", o.name, oi_v, io, ii, mr)));
+    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", o.name, oj_v, jo, ji, nr)));
+    std::string order = "reorder " + o.name;
+    for (const auto& v : o.vars)
+      if (v.name != oi_v && v.name != oj_v) order += " " + v.name;
+    order += fmt::format(" {} {} {} {}", jo, io, ii, ji);
+    mg.moves.push_back(prim(order));
+    mg.moves.push_back(prim(fmt::format("unroll {}.{}", o.name, ii)));
+    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", o.name, ji, lanes)));
+    // The reduction itself is the tile: computed at the output's row tile, reduction loops
+    // outside its (unrolled) rows and (vector) columns.
+    mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", s.name, o.name, io)));
+    std::string r_order = "reorder " + s.name;
+    for (const auto& v : s.vars)
+      if (v.name != i && v.name != j) r_order += " " + v.name;
+    for (int rv : s.loop_rvars()) r_order += " " + s.reduce_vars[rv].name;
+    r_order += " " + i + " " + j;
+    mg.moves.push_back(prim(r_order));
+    mg.moves.push_back(prim(fmt::format("unroll {}.{}", s.name, i)));
+    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, j, lanes)));
+    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, jo, lanes, false)) mg.moves.push_back(m);
+    g.push_back(std::move(mg));
+  }
+  return g;
+}
+
 Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Knobs& k,
                                                     const MoveContext&) {
   const int64_t lanes = knob(k, "lanes", 16);
@@ -515,6 +625,10 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     }
     if (gemm_like(s)) ++f.gemm_like;
     if (s.note.starts_with("cache_write of")) ++f.register_blocked;
+    // The tile of register_block_epilogue: the reduction itself, computed at the output's tile.
+    if (!is_cache_stage(s) && gemm_like(s) && s.compute.kind == ComputeKind::at &&
+        has_kind(s, LoopKind::unrolled) && has_kind(s, LoopKind::vectorized))
+      ++f.register_blocked;
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (row_reduction(s)) ++f.row_reductions;
     if (!computed(s)) continue;

@@ -29,6 +29,8 @@ Expected<std::vector<MoveGroup>> moves_fuse_parallel_loops(const sched::Pipeline
                                                            const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_register_block(const sched::Pipeline&, const Knobs&,
                                                       const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const sched::Pipeline&, const Knobs&,
+                                                               const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_pack_operand(const sched::Pipeline&, const Knobs&,
                                                     const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_unroll_reduction(const sched::Pipeline&, const Knobs&,
