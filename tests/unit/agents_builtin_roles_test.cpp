@@ -378,7 +378,8 @@ TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
   EXPECT_LE(calls, 20);
 }
 
-// Every step's knobs, the newest step's first (the earlier ones were tuned when accepted).
+// Every step's knobs, the newest step's first (the earlier ones were tuned when accepted, and
+// are swept again because the newest step's knobs moved).
 TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});  // lanes 16, unroll 4
   std::vector<std::string> origins;
@@ -394,6 +395,21 @@ TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
   EXPECT_EQ(origins[0], "autotune:unroll_inner.unroll=2");
   EXPECT_EQ(origins[1], "autotune:unroll_inner.unroll=8");
   EXPECT_EQ(origins[2], "autotune:rfactor_reduction.lanes=8");
+}
+
+TEST(BuiltinAutotuner, EarlierStepsAreLeftAloneWhenTheNewestNeedsNoTuning) {
+  // rfactor_reduction's lanes would pay off, but the newest step (unroll_inner) keeps its value:
+  // the balance between the steps did not change, so the earlier step is not swept again.
+  Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
+  std::vector<std::string> origins;
+  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
+  };
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10);
+  EXPECT_EQ(best.to_string(), start.to_string());
+  EXPECT_EQ(origins, (std::vector<std::string>{"autotune:unroll_inner.unroll=2",
+                                               "autotune:unroll_inner.unroll=8"}));
 }
 
 TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {

@@ -146,33 +146,39 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
   double cur_time = best_time;
   // Recipes measured already (the starting one included): a later sweep never repeats them.
   std::set<std::string> seen = {recipe_identity(best)};
-  bool improved = true;
-  while (improved && budget > 0) {
-    improved = false;
-    // The newest step first: the earlier ones were tuned when they were accepted, and a fresh
-    // step's knobs are the likeliest to be off.
-    for (size_t i = cur.steps.size(); i-- > 0 && budget > 0;) {
-      const Strategy* s = find_strategy(cur.steps[i].strategy);
-      if (!s) continue;
-      for (const Knob& k : s->knobs) {
-        for (int64_t v : k.values) {
-          if (budget <= 0) break;
-          auto it = cur.steps[i].knobs.find(k.name);
-          const int64_t now = it == cur.steps[i].knobs.end() ? k.initial : it->second;
-          if (v == now) continue;
-          Recipe trial = cur;
-          trial.steps[i].knobs[k.name] = v;
-          if (!seen.insert(recipe_identity(trial)).second) continue;
-          --budget;
-          auto t = measure(trial, fmt::format("autotune:{}.{}={}", s->id, k.name, v));
-          if (t && *t < kMargin * cur_time) {
-            cur = trial;
-            cur_time = *t;
-            improved = true;
-          }
+  // One pass over the knobs of step i; true if a value was kept.
+  auto sweep = [&](size_t i) {
+    bool kept = false;
+    const Strategy* s = find_strategy(cur.steps[i].strategy);
+    if (!s) return false;
+    for (const Knob& k : s->knobs) {
+      for (int64_t v : k.values) {
+        if (budget <= 0) return kept;
+        auto it = cur.steps[i].knobs.find(k.name);
+        const int64_t now = it == cur.steps[i].knobs.end() ? k.initial : it->second;
+        if (v == now) continue;
+        Recipe trial = cur;
+        trial.steps[i].knobs[k.name] = v;
+        if (!seen.insert(recipe_identity(trial)).second) continue;
+        --budget;
+        auto t = measure(trial, fmt::format("autotune:{}.{}={}", s->id, k.name, v));
+        if (t && *t < kMargin * cur_time) {
+          cur = trial;
+          cur_time = *t;
+          kept = true;
         }
       }
     }
+    return kept;
+  };
+  if (cur.steps.empty()) return cur;
+  // The newest step first. The earlier ones were tuned when they were accepted: they are swept
+  // again only when the newest step's knobs moved (the balance between the steps changed), so a
+  // step that needs no tuning costs one sweep of its own knobs, not of the whole recipe's.
+  bool improved = sweep(cur.steps.size() - 1);
+  while (improved && budget > 0) {
+    improved = false;
+    for (size_t i = cur.steps.size(); i-- > 0 && budget > 0;) improved = sweep(i) || improved;
   }
   return cur;
 }
