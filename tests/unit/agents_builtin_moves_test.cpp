@@ -45,8 +45,9 @@ sched::Pipeline scheduled(const Task& task, const std::string& text) {
   return p;
 }
 
-std::string register_block_text(const Task& task) {
-  const Strategy* s = find_strategy("register_block");
+// The moves of a strategy's one group (default knobs) on a task's default pipeline, as text.
+std::string register_block_text(const Task& task, const std::string& strategy = "register_block") {
+  const Strategy* s = find_strategy(strategy);
   auto g = s->moves(testing::pipeline_of(task), s->default_knobs(), {});
   KF_CHECK(g.has_value() && g->size() == 1);
   std::string text;
@@ -137,11 +138,7 @@ TEST_F(Tasks, RegisterBlockEpilogueFusesAGemmsEpilogueAndPacksItsWeight) {
   // softmax's max and sum need the whole row), nor twice.
   EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*gemm_)), Lines{});
   EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*softmax_)), Lines{});
-  const Strategy* s = find_strategy("register_block_epilogue");
-  auto g = s->moves(default_pipeline(*conv_), s->default_knobs(), {});
-  ASSERT_TRUE(g.has_value() && g->size() == 1);
-  std::string text;
-  for (const auto& m : (*g)[0].moves) text += m.to_string() + "\n";
+  const std::string text = register_block_text(*conv_, "register_block_epilogue");
   const sched::Pipeline tiled = scheduled(*conv_, text);
   EXPECT_EQ(propose("register_block_epilogue", tiled), Lines{});
   EXPECT_EQ(propose("register_block", tiled), Lines{}) << "z_r is a register tile already";
@@ -175,6 +172,15 @@ TEST_F(Tasks, UnrollReductionUnrollsTheTilesReductionLoop) {
             Lines{"C_acc: split C_acc.k k.uo k.ui 4 | unroll C_acc.k.ui"});
   EXPECT_EQ(propose("unroll_reduction", blocked, 1, {{"unroll", 8}}),
             Lines{"C_acc: split C_acc.k k.uo k.ui 8 | unroll C_acc.k.ui"});
+  EXPECT_EQ(propose("unroll_reduction",
+                    scheduled(*gemm_, register_block_text(*gemm_) +
+                                          "split C_acc.k k.uo k.ui 4\nunroll C_acc.k.ui\n")),
+            Lines{})
+      << "unrolled once already: a second split of k.uo would only nest the unrolling";
+  // The fused tile of register_block_epilogue is a register tile too (z_r itself).
+  const std::string text = register_block_text(*conv_, "register_block_epilogue");
+  EXPECT_EQ(propose("unroll_reduction", scheduled(*conv_, text)),
+            Lines{"z_r: split z_r.c c.uo c.ui 4 | unroll z_r.c.ui"});
 }
 
 // ---- Row reductions, elementwise chains ---------------------------------------------------

@@ -144,6 +144,15 @@ std::string tile_row_var(const Stage& s) {
   return s.vars[s.vars.size() - 2].name;
 }
 
+// A register tile: the accumulator of register_block (cache_write of a reduction), or the
+// reduction itself computed at an output's tile with unrolled rows and vector columns
+// (register_block_epilogue).
+bool register_tile(const Stage& s) {
+  if (s.note.starts_with("cache_write of")) return true;
+  return !is_cache_stage(s) && gemm_like(s) && s.compute.kind == ComputeKind::at &&
+         has_kind(s, LoopKind::unrolled) && has_kind(s, LoopKind::vectorized);
+}
+
 // A row reduction: a reduction whose innermost variable indexes an operand's last dim.
 bool row_reduction(const Stage& s) {
   if (!s.reduction || s.is_recurrence() || !computed(s) || s.where_split) return false;
@@ -511,8 +520,11 @@ Expected<std::vector<MoveGroup>> moves_unroll_reduction(const Pipeline& p, const
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
     if (!s.reduction || !computed(s) || s.is_recurrence() || s.where_split) continue;
-    // The outermost reduce loop of a register tile (k of C_acc), or the innermost reduce loop.
-    if (!s.note.starts_with("cache_write of")) continue;
+    // The outermost reduce loop of a register tile (k of C_acc), once.
+    if (!register_tile(s)) continue;
+    if (std::any_of(s.loops.begin(), s.loops.end(),
+                    [](const sched::Loop& l) { return l.reduce && l.kind == LoopKind::unrolled; }))
+      continue;
     std::string r;
     for (const auto& l : s.loops)
       if (l.reduce) { r = l.name; break; }
@@ -624,11 +636,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
       if (!s.reduction && !s.is_recurrence()) ++f.pure_intermediates_at_root;
     }
     if (gemm_like(s)) ++f.gemm_like;
-    if (s.note.starts_with("cache_write of")) ++f.register_blocked;
-    // The tile of register_block_epilogue: the reduction itself, computed at the output's tile.
-    if (!is_cache_stage(s) && gemm_like(s) && s.compute.kind == ComputeKind::at &&
-        has_kind(s, LoopKind::unrolled) && has_kind(s, LoopKind::vectorized))
-      ++f.register_blocked;
+    if (register_tile(s)) ++f.register_blocked;
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (row_reduction(s)) ++f.row_reductions;
     if (!computed(s)) continue;
