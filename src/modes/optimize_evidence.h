@@ -20,7 +20,7 @@ class EvidenceCache {
     auto it = cache_.find(c.key);
     if (it != cache_.end()) return it->second;
     agents::Evidence e = agents::evidence_from_result(r, c.threads);
-    if (o.profile) {
+    if (o.profile && r.timing) {  // nothing to profile in a candidate that never finished
       agents::ProfileOptions po;
       po.cxx = o.cxx;
       po.threads = c.threads;

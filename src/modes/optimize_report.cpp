@@ -64,9 +64,12 @@ std::string optimize_summary_text(const nlohmann::json& s) {
                      detail);
   }
   const auto& b = s["best"];
-  t += fmt::format("\nbest: {}\n  {:.3f} ms median, {:.2f}x the naive schedule, {:.0f}% of the roofline\n",
+  const double vs_naive = b.value("speedup_vs_naive", 0.0);
+  t += fmt::format("\nbest: {}\n  {:.3f} ms median, {}, {:.0f}% of the roofline\n",
                    b.value("recipe", ""), 1e3 * b.value("median_s", 0.0),
-                   b.value("speedup_vs_naive", 0.0), 100 * b.value("roofline_fraction", 0.0));
+                   vs_naive > 0 ? fmt::format("{:.2f}x the naive schedule", vs_naive)
+                                : std::string("the naive schedule ran past the time limit"),
+                   100 * b.value("roofline_fraction", 0.0));
   if (s.contains("final")) {
     const auto& f = s["final"];
     t += fmt::format(

@@ -13,8 +13,11 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "modes/optimize.h"
 #include "store/memory_store.h"
@@ -329,6 +332,45 @@ TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   const std::vector<Step> steps = steps_of(s, r->run_id);
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0], real[0]);
+}
+
+TEST_F(OptimizeLoop, ANaiveScheduleTooSlowToTimeDoesNotStopTheRun) {
+  // The recording with the naive candidate's measurement turned into a timeout (a default
+  // schedule that runs past the limit at the bench shape): the loop plans from the program's
+  // structure and the first candidate judged ok becomes the best.
+  auto text = read_file(*recording_);
+  ASSERT_TRUE(text.has_value());
+  std::istringstream in(*text);
+  std::string out, line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (first) {
+      nlohmann::json x = nlohmann::json::parse(line);
+      x["result"]["verdict"] = "timeout";
+      x["result"]["message"] = "ran past the 30 s limit";
+      x["result"].erase("timing");
+      line = x.dump();
+      first = false;
+    }
+    out += line + "\n";
+  }
+  const fs::path rec = temp_root() / "naive_timeout.jsonl";
+  ASSERT_TRUE(write_file_atomic(rec, out).ok());
+  MemoryStore s;
+  OptimizeOptions o = small_options("naive_timeout");
+  o.simulate = rec.string();
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& l) { lines.push_back(l); };
+  auto r = optimize(o, s);
+  ASSERT_TRUE(r) << r.error().message();
+  const std::vector<Step> steps = steps_of(s, r->run_id);
+  ASSERT_GE(steps.size(), 2u);
+  EXPECT_EQ(steps[0].verdict, "timeout");
+  EXPECT_FALSE(r->best.recipe.steps.empty()) << "a planned candidate became the best";
+  EXPECT_EQ(r->best_result.verdict, Verdict::ok);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("the default schedule ran past the time limit") != std::string::npos;
+  }));
 }
 
 // A store that fails every write from the n-th on, as if the process died there.
