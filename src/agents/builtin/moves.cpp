@@ -197,6 +197,33 @@ std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body
   return {};
 }
 
+// The moves of an MR x NR register tile: the host stage (whose loops carry the tile) splits its
+// row var hi and column var hj and orders row tiles inside column tiles, rows unrolled, columns
+// vectors; the tile stage (an accumulator of reduction r, or r itself) is computed at the row
+// tile with r's reduction loops outside its rows ti and columns tj.
+void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, const std::string& hi,
+                       const std::string& hj, const std::string& tile, const Stage& r,
+                       const std::string& ti, const std::string& tj, int64_t mr, int64_t nr,
+                       int64_t lanes) {
+  const std::string io = hi + ".o", ii = hi + ".i", jo = hj + ".o", ji = hj + ".i";
+  out.push_back(prim(fmt::format("split {}.{} {} {} {}", host.name, hi, io, ii, mr)));
+  out.push_back(prim(fmt::format("split {}.{} {} {} {}", host.name, hj, jo, ji, nr)));
+  std::string order = "reorder " + host.name;
+  for (const auto& v : host.vars)
+    if (v.name != hi && v.name != hj) order += " " + v.name;
+  out.push_back(prim(order + fmt::format(" {} {} {} {}", jo, io, ii, ji)));
+  out.push_back(prim(fmt::format("unroll {}.{}", host.name, ii)));
+  out.push_back(prim(fmt::format("vectorize {}.{} {}", host.name, ji, lanes)));
+  out.push_back(prim(fmt::format("compute_at {} {}.{}", tile, host.name, io)));
+  std::string tile_order = "reorder " + tile;
+  for (const auto& v : r.vars)
+    if (v.name != ti && v.name != tj) tile_order += " " + v.name;
+  for (int rv : r.loop_rvars()) tile_order += " " + r.reduce_vars[rv].name;
+  out.push_back(prim(tile_order + " " + ti + " " + tj));
+  out.push_back(prim(fmt::format("unroll {}.{}", tile, ti)));
+  out.push_back(prim(fmt::format("vectorize {}.{} {}", tile, tj, lanes)));
+}
+
 }  // namespace
 
 Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
@@ -356,28 +383,11 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
     const std::string i = tile_row_var(s), j = s.vars.back().name;
     const std::string acc = fresh_stage(p, s.name + "_acc");
-    const std::string io = i + ".o", ii = i + ".i", jo = j + ".o", ji = j + ".i";
-    MoveGroup mg{s.name, {}};
-    mg.moves.push_back(prim(fmt::format("cache_write {} {}", s.name, acc)));
-    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, i, io, ii, mr)));
-    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", s.name, j, jo, ji, nr)));
-    std::string order = "reorder " + s.name, others;
-    for (const auto& v : s.vars)
-      if (v.name != i && v.name != j) others += " " + v.name;
-    order += others + fmt::format(" {} {} {} {}", jo, io, ii, ji);
-    mg.moves.push_back(prim(order));
-    mg.moves.push_back(prim(fmt::format("unroll {}.{}", s.name, ii)));
-    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, ji, lanes)));
-    mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", acc, s.name, io)));
-    std::string acc_order = "reorder " + acc + others;
-    for (int rv : s.loop_rvars()) acc_order += " " + s.reduce_vars[rv].name;
-    acc_order += " " + i + " " + j;
-    mg.moves.push_back(prim(acc_order));
-    mg.moves.push_back(prim(fmt::format("unroll {}.{}", acc, i)));
-    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", acc, j, lanes)));
+    MoveGroup mg{s.name, {prim(fmt::format("cache_write {} {}", s.name, acc))}};
+    append_tile_moves(mg.moves, s, i, j, acc, s, i, j, mr, nr, lanes);
     // An operand read transposed along j (W[o, i]) would be gathered lane by lane: the tile is
     // only worth having with that operand packed, so the packing is part of the same step.
-    for (auto& m : pack_moves(p, s.body, s.name, acc, j, jo, lanes, true)) mg.moves.push_back(m);
+    for (auto& m : pack_moves(p, s.body, s.name, acc, j, j + ".o", lanes, true)) mg.moves.push_back(m);
     g.push_back(std::move(mg));
   }
   return g;
@@ -464,30 +474,11 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
     while (s.vars[id].name != i) ++id;
     const std::string oi_v = dims[id], oj_v = dims.back();
     if (o.vars.back().name != oj_v) continue;  // the tile's vectors must be the output's rows
-    const std::string io = oi_v + ".o", ii = oi_v + ".i", jo = oj_v + ".o", ji = oj_v + ".i";
     MoveGroup mg{s.name, {}};
     for (const auto& e : inl) mg.moves.push_back(prim("compute_inline " + e));
-    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", o.name, oi_v, io, ii, mr)));
-    mg.moves.push_back(prim(fmt::format("split {}.{} {} {} {}", o.name, oj_v, jo, ji, nr)));
-    std::string order = "reorder " + o.name;
-    for (const auto& v : o.vars)
-      if (v.name != oi_v && v.name != oj_v) order += " " + v.name;
-    order += fmt::format(" {} {} {} {}", jo, io, ii, ji);
-    mg.moves.push_back(prim(order));
-    mg.moves.push_back(prim(fmt::format("unroll {}.{}", o.name, ii)));
-    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", o.name, ji, lanes)));
-    // The reduction itself is the tile: computed at the output's row tile, reduction loops
-    // outside its (unrolled) rows and (vector) columns.
-    mg.moves.push_back(prim(fmt::format("compute_at {} {}.{}", s.name, o.name, io)));
-    std::string r_order = "reorder " + s.name;
-    for (const auto& v : s.vars)
-      if (v.name != i && v.name != j) r_order += " " + v.name;
-    for (int rv : s.loop_rvars()) r_order += " " + s.reduce_vars[rv].name;
-    r_order += " " + i + " " + j;
-    mg.moves.push_back(prim(r_order));
-    mg.moves.push_back(prim(fmt::format("unroll {}.{}", s.name, i)));
-    mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, j, lanes)));
-    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, jo, lanes, false)) mg.moves.push_back(m);
+    // The reduction itself is the tile, computed at the output's row tile.
+    append_tile_moves(mg.moves, o, oi_v, oj_v, s.name, s, i, j, mr, nr, lanes);
+    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false)) mg.moves.push_back(m);
     g.push_back(std::move(mg));
   }
   return g;
