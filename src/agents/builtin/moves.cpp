@@ -421,20 +421,31 @@ std::vector<std::string> pointwise_map(const Stage& c, const Stage& prod) {
   return *map;
 }
 
-// The elementwise chain from a reduction stage to the output it ends in: r -> e1 -> ... -> out,
-// each link read pointwise and by nothing else. Fills the stages to inline and, for each dim of
-// r, the output's var for it; false when r's result goes anywhere else.
+// The elementwise chain from a reduction stage to the stage it ends in: r -> e1 -> ... -> end,
+// each link read pointwise and by nothing else. The chain ends at an output, or at the last
+// intermediate before a reader that is not such a link (the GELU before a softmax's row max and
+// sum, which need whole rows): that stage is written once, from the tile. Fills the stages to
+// inline and, for each dim of r, the end's var for it; false when r's own result goes anywhere
+// else (register_block's case).
 bool epilogue_chain(const Pipeline& p, int r, std::vector<std::string>& inline_stages, int& out,
                     std::vector<std::string>& dims) {
   dims.clear();
   for (const auto& v : p.stages[r].vars) dims.push_back(v.name);
   int cur = r;
+  auto end_here = [&] {
+    // Only a link that would have been inlined (computed at root) can end the chain.
+    if (inline_stages.empty() || inline_stages.back() != p.stages[cur].name) return false;
+    inline_stages.pop_back();
+    out = cur;
+    return true;
+  };
   for (int guard = 0; guard < 16; ++guard) {
     const std::vector<int> rd = p.readers(cur);
-    if (rd.size() != 1) return false;
+    if (rd.size() != 1) return end_here();
     const Stage& c = p.stages[rd[0]];
     std::vector<std::string> m = pointwise_map(c, p.stages[cur]);
-    if (m.empty() || is_cache_stage(c)) return false;
+    if (m.empty() || is_cache_stage(c)) return end_here();
+    if (c.output < 0 && (c.compute.kind == ComputeKind::at || !c.splits.empty())) return end_here();
     // dims[d] is cur's var for r's dim d; m[e] is c's var for cur's dim e.
     for (auto& d : dims) {
       const auto& cv = p.stages[cur].vars;
@@ -446,7 +457,6 @@ bool epilogue_chain(const Pipeline& p, int r, std::vector<std::string>& inline_s
       out = rd[0];
       return c.compute.kind == ComputeKind::root;
     }
-    if (c.compute.kind == ComputeKind::at) return false;
     if (c.compute.kind == ComputeKind::root) inline_stages.push_back(c.name);
     cur = rd[0];
   }
