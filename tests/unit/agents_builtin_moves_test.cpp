@@ -63,6 +63,7 @@ class Tasks : public ::testing::Test {
     gemm_relu_ = new Task(testing::task_at("bench/jaxbench/41_gemm_add_relu"));
     softmax_ = new Task(testing::task_at("bench/jaxbench/50_matmul_gelu_softmax"));
     conv_ = new Task(testing::task_at("bench/jaxbench/18_conv2d_relu_biasadd"));
+    swiglu_ = new Task(testing::task_at("bench/jaxbench/09_swiglu_mlp"));
   }
   static void TearDownTestSuite() {
     delete rmsnorm_;
@@ -70,10 +71,12 @@ class Tasks : public ::testing::Test {
     delete gemm_relu_;
     delete softmax_;
     delete conv_;
+    delete swiglu_;
   }
-  static Task *rmsnorm_, *gemm_, *gemm_relu_, *softmax_, *conv_;
+  static Task *rmsnorm_, *gemm_, *gemm_relu_, *softmax_, *conv_, *swiglu_;
 };
-Task *Tasks::rmsnorm_, *Tasks::gemm_, *Tasks::gemm_relu_, *Tasks::softmax_, *Tasks::conv_;
+Task *Tasks::rmsnorm_, *Tasks::gemm_, *Tasks::gemm_relu_, *Tasks::softmax_, *Tasks::conv_,
+    *Tasks::swiglu_;
 
 // ---- register_block / pack_operand / unroll_reduction: the GEMM micro-kernel ----------------
 
@@ -150,6 +153,19 @@ TEST_F(Tasks, RegisterBlockEpilogueFusesAGemmsEpilogueAndPacksItsWeight) {
   EXPECT_EQ(propose("register_block_epilogue", tiled), Lines{});
   EXPECT_EQ(propose("register_block", tiled), Lines{}) << "z_r is a register tile already";
   EXPECT_EQ(pipeline_facts(tiled).register_blocked, 1);
+}
+
+TEST_F(Tasks, RegisterBlockEpilogueComputesTwoReductionsIntoOneTile) {
+  // 09: g = x @ Wg, u = x @ Wu, h = g * sigmoid(g) * u, y = h @ Wd. Both projections end in h
+  // (read by y's reduction, which needs whole rows): h is the tile, g and u are computed into
+  // it (2 x 8 vector accumulators), each with its weight panel packed; neither is written out.
+  EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*swiglu_)),
+            Lines{"g: split h.t t.o t.i 8 | split h.f f.o f.i 16 | reorder h f.o t.o t.i f.i | "
+                  "unroll h.t.i | vectorize h.f.i 16 | compute_at g h.t.o | reorder g d t f | "
+                  "unroll g.t | vectorize g.f 16 | cache_read Wg g Wg_pk | compute_at Wg_pk h.f.o | "
+                  "vectorize Wg_pk.f 16 | compute_at u h.t.o | reorder u d t f | unroll u.t | "
+                  "vectorize u.f 16 | cache_read Wu u Wu_pk | compute_at Wu_pk h.f.o | "
+                  "vectorize Wu_pk.f 16"});
 }
 
 TEST_F(Tasks, PackOperandPacksThePanelTheTileStreams) {

@@ -201,6 +201,20 @@ std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body
 // row var hi and column var hj and orders row tiles inside column tiles, rows unrolled, columns
 // vectors; the tile stage (an accumulator of reduction r, or r itself) is computed at the row
 // tile with r's reduction loops outside its rows ti and columns tj.
+// The tile stage's part alone (a second reduction computed into a host tiled already).
+void append_tile_stage_moves(std::vector<sched::Primitive>& out, const Stage& host,
+                             const std::string& hi, const std::string& tile, const Stage& r,
+                             const std::string& ti, const std::string& tj, int64_t lanes) {
+  out.push_back(prim(fmt::format("compute_at {} {}.{}.o", tile, host.name, hi)));
+  std::string tile_order = "reorder " + tile;
+  for (const auto& v : r.vars)
+    if (v.name != ti && v.name != tj) tile_order += " " + v.name;
+  for (int rv : r.loop_rvars()) tile_order += " " + r.reduce_vars[rv].name;
+  out.push_back(prim(tile_order + " " + ti + " " + tj));
+  out.push_back(prim(fmt::format("unroll {}.{}", tile, ti)));
+  out.push_back(prim(fmt::format("vectorize {}.{} {}", tile, tj, lanes)));
+}
+
 void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, const std::string& hi,
                        const std::string& hj, const std::string& tile, const Stage& r,
                        const std::string& ti, const std::string& tj, int64_t mr, int64_t nr,
@@ -214,14 +228,7 @@ void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, co
   out.push_back(prim(order + fmt::format(" {} {} {} {}", jo, io, ii, ji)));
   out.push_back(prim(fmt::format("unroll {}.{}", host.name, ii)));
   out.push_back(prim(fmt::format("vectorize {}.{} {}", host.name, ji, lanes)));
-  out.push_back(prim(fmt::format("compute_at {} {}.{}", tile, host.name, io)));
-  std::string tile_order = "reorder " + tile;
-  for (const auto& v : r.vars)
-    if (v.name != ti && v.name != tj) tile_order += " " + v.name;
-  for (int rv : r.loop_rvars()) tile_order += " " + r.reduce_vars[rv].name;
-  out.push_back(prim(tile_order + " " + ti + " " + tj));
-  out.push_back(prim(fmt::format("unroll {}.{}", tile, ti)));
-  out.push_back(prim(fmt::format("vectorize {}.{} {}", tile, tj, lanes)));
+  append_tile_stage_moves(out, host, hi, tile, r, ti, tj, lanes);
 }
 
 }  // namespace
@@ -469,6 +476,13 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
                                                                const MoveContext&) {
   const int64_t mr = knob(k, "mr", 6), nr = knob(k, "nr", 32), lanes = knob(k, "lanes", 16);
   std::vector<MoveGroup> g;
+  struct TileEnd {
+    int stage;
+    std::string row, col;
+    size_t group;
+  };
+  std::vector<TileEnd> ends;
+  std::vector<std::string> inlined;
   for (size_t ri = 0; ri < p.stages.size(); ++ri) {
     const Stage& s = p.stages[ri];
     if (!gemm_like(s) || s.compute.kind != ComputeKind::root || s.output >= 0) continue;
@@ -484,12 +498,29 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
     while (s.vars[id].name != i) ++id;
     const std::string oi_v = dims[id], oj_v = dims.back();
     if (o.vars.back().name != oj_v) continue;  // the tile's vectors must be the output's rows
-    MoveGroup mg{s.name, {}};
-    for (const auto& e : inl) mg.moves.push_back(prim("compute_inline " + e));
-    // The reduction itself is the tile, computed at the output's row tile.
-    append_tile_moves(mg.moves, o, oi_v, oj_v, s.name, s, i, j, mr, nr, lanes);
+    // A second reduction whose chain ends in the same tile (09's gate and up projections, both
+    // read by h) is computed into it too: one group, both accumulators in registers.
+    auto same = std::find_if(ends.begin(), ends.end(), [&](const TileEnd& e) {
+      return e.stage == oi && e.row == oi_v && e.col == oj_v;
+    });
+    const bool joins = same != ends.end();
+    MoveGroup fresh{s.name, {}};
+    MoveGroup& mg = joins ? g[same->group] : fresh;
+    for (const auto& e : inl)
+      if (std::find(inlined.begin(), inlined.end(), e) == inlined.end()) {
+        mg.moves.push_back(prim("compute_inline " + e));
+        inlined.push_back(e);
+      }
+    // The reduction itself is the tile, computed at the end stage's row tile.
+    if (joins)
+      append_tile_stage_moves(mg.moves, o, oi_v, s.name, s, i, j, lanes);
+    else
+      append_tile_moves(mg.moves, o, oi_v, oj_v, s.name, s, i, j, mr, nr, lanes);
     for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false)) mg.moves.push_back(m);
-    g.push_back(std::move(mg));
+    if (!joins) {
+      ends.push_back({oi, oi_v, oj_v, g.size()});
+      g.push_back(std::move(fresh));
+    }
   }
   return g;
 }
