@@ -159,13 +159,19 @@ TEST_F(Tasks, RegisterBlockEpilogueComputesTwoReductionsIntoOneTile) {
   // 09: g = x @ Wg, u = x @ Wu, h = g * sigmoid(g) * u, y = h @ Wd. Both projections end in h
   // (read by y's reduction, which needs whole rows): h is the tile, g and u are computed into
   // it (2 x 8 vector accumulators), each with its weight panel packed; neither is written out.
-  EXPECT_EQ(propose("register_block_epilogue", default_pipeline(*swiglu_)),
-            Lines{"g: split h.t t.o t.i 8 | split h.f f.o f.i 16 | reorder h f.o t.o t.i f.i | "
-                  "unroll h.t.i | vectorize h.f.i 16 | compute_at g h.t.o | reorder g d t f | "
-                  "unroll g.t | vectorize g.f 16 | cache_read Wg g Wg_pk | compute_at Wg_pk h.f.o | "
-                  "vectorize Wg_pk.f 16 | compute_at u h.t.o | reorder u d t f | unroll u.t | "
-                  "vectorize u.f 16 | cache_read Wu u Wu_pk | compute_at Wu_pk h.f.o | "
-                  "vectorize Wu_pk.f 16"});
+  // The down projection y, with no epilogue, gets register_block's tile in the same step.
+  EXPECT_EQ(
+      propose("register_block_epilogue", default_pipeline(*swiglu_)),
+      (Lines{"g: split h.t t.o t.i 8 | split h.f f.o f.i 16 | reorder h f.o t.o t.i f.i | "
+             "unroll h.t.i | vectorize h.f.i 16 | compute_at g h.t.o | reorder g d t f | "
+             "unroll g.t | vectorize g.f 16 | cache_read Wg g Wg_pk | compute_at Wg_pk h.f.o | "
+             "vectorize Wg_pk.f 16 | compute_at u h.t.o | reorder u d t f | unroll u.t | "
+             "vectorize u.f 16 | cache_read Wu u Wu_pk | compute_at Wu_pk h.f.o | "
+             "vectorize Wu_pk.f 16",
+             "y: cache_write y y_acc | split y.t t.o t.i 8 | split y.e e.o e.i 16 | "
+             "reorder y e.o t.o t.i e.i | unroll y.t.i | vectorize y.e.i 16 | "
+             "compute_at y_acc y.t.o | reorder y_acc f t e | unroll y_acc.t | "
+             "vectorize y_acc.e 16"}));
 }
 
 TEST_F(Tasks, PackOperandPacksThePanelTheTileStreams) {
@@ -325,7 +331,8 @@ TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
   EXPECT_EQ(propose("prefetch_distance", default_pipeline(*rmsnorm_)), Lines{});
   const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
   EXPECT_EQ(propose("prefetch_distance", p), Lines{"y: prefetch y.d 4096"});
-  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}), Lines{"y: prefetch y.d 1024"});
+  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}),
+            Lines{"y: prefetch y.d 1024"});
   const sched::Pipeline done = scheduled(*rmsnorm_, "vectorize y.d 16\nprefetch y.d 64\n");
   EXPECT_EQ(propose("prefetch_distance", done), Lines{});
 }
