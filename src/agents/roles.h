@@ -8,7 +8,7 @@
 //   Expected<CandidateMsg> c = implementer.implement(p, in);   // recipe → schedule → C++
 //   RunResult r = judge(c);  TestReport t = tester.report(r, best);
 //   if (!ok) { DebugOutcome d = debugger.debug(c, r, 1); ... d.repaired is judged next }
-//   Recipe tuned = autotuner.tune(best_recipe, measure, budget);  // knobs by coordinate descent
+//   Recipe tuned = autotuner.tune(best_recipe, measure, budget, scope);  // coordinate descent
 #pragma once
 
 #include <functional>
@@ -30,14 +30,14 @@ namespace kf::agents {
 
 // The planner's view of a measurement: the profiler's findings reduced to what rules branch on.
 struct Evidence {
-  std::string bound;        // "compute" or "memory" ("" when not measured)
-  double fraction = 0;      // of the attainable roofline
-  double headroom = 1;      // attainable / achieved
+  std::string bound;    // "compute" or "memory" ("" when not measured)
+  double fraction = 0;  // of the attainable roofline
+  double headroom = 1;  // attainable / achieved
   double gflops = 0, gbps = 0;
-  double cpus_busy = 0;     // CPU time / wall time of the timed calls
+  double cpus_busy = 0;  // CPU time / wall time of the timed calls
   int threads = 1;
-  bool not_vectorized = false;       // compiler report: hot loops missed, or few packed FMAs
-  bool faults_in_hot_path = false;   // page faults per call
+  bool not_vectorized = false;        // compiler report: hot loops missed, or few packed FMAs
+  bool faults_in_hot_path = false;    // page faults per call
   std::vector<std::string> findings;  // sentences for people and LLMs
   nlohmann::json to_json() const;
 };
@@ -101,11 +101,16 @@ class Tester {
 // the best recipe it found within `budget` measurements.
 using MeasureFn = std::function<std::optional<double>(const Recipe&, const std::string& origin)>;
 
+// What a tuning pass sweeps: the knobs of the step just accepted (earlier steps only when those
+// move), or every step's, once each (when the planner has run out of strategies: knobs chosen
+// while other stages dominated the time are chosen again against the finished recipe).
+enum class TuneScope { newest_step, whole_recipe };
+
 class Autotuner {
  public:
   virtual ~Autotuner() = default;
-  virtual Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure,
-                      int budget) = 0;
+  virtual Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure, int budget,
+                      TuneScope scope) = 0;
 };
 
 // A brain: one implementation per role.

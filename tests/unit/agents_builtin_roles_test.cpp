@@ -318,7 +318,8 @@ struct FakeMeasure {
 TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});  // mr=6 nr=32 lanes=16
-  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20);
+  Recipe best =
+      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step);
   EXPECT_EQ(best.to_string(), "register_block(lanes=8,mr=8,nr=48)");
   EXPECT_DOUBLE_EQ(m.time_of(best), 1.0);
   EXPECT_LE(m.measured.size(), 20u);
@@ -332,7 +333,8 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
   const Recipe start = recipe_of({"register_block"});
   for (int budget = 0; budget <= 12; ++budget) {
     FakeMeasure m;
-    Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget);
+    Recipe best =
+        BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget, TuneScope::newest_step);
     EXPECT_LE(m.measured.size(), static_cast<size_t>(budget)) << "budget " << budget;
     EXPECT_LE(m.time_of(best), m.time_of(start)) << "never worse than the start";
     if (budget == 0) {
@@ -344,7 +346,7 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
 TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});
-  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100);
+  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100, TuneScope::newest_step);
   std::set<std::string> unique(m.measured.begin(), m.measured.end());
   EXPECT_EQ(unique.size(), m.measured.size()) << "a recipe measured twice wastes the budget";
   EXPECT_EQ(unique.count(start.to_string()), 0u) << "the start was measured already";
@@ -358,7 +360,8 @@ TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
   m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}};
   m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
   const Recipe start = recipe_of({"register_block"});
-  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20);
+  Recipe best =
+      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step);
   EXPECT_EQ(best.to_string(), start.to_string());
 }
 
@@ -371,7 +374,7 @@ TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
     if (r.steps[0].knobs.at("mr") == 8) return std::nullopt;  // e.g. does not compile
     return m.time_of(r);
   };
-  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), fn, 20);
+  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), fn, 20, TuneScope::newest_step);
   EXPECT_EQ(best.steps[0].knobs.at("mr"), 6) << "mr=8 failed; 4 is slower than 6";
   EXPECT_EQ(best.steps[0].knobs.at("nr"), 48);
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
@@ -389,7 +392,7 @@ TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
     const double unroll = r.steps[1].knobs.at("unroll") == 2 ? 1.0 : 2.0;
     return lanes * unroll;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10);
+  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10, TuneScope::newest_step);
   EXPECT_EQ(best.to_string(), "rfactor_reduction(lanes=8) + unroll_inner(unroll=2)");
   ASSERT_GE(origins.size(), 3u);
   EXPECT_EQ(origins[0], "autotune:unroll_inner.unroll=2");
@@ -406,10 +409,31 @@ TEST(BuiltinAutotuner, EarlierStepsAreLeftAloneWhenTheNewestNeedsNoTuning) {
     origins.push_back(origin);
     return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::newest_step);
   EXPECT_EQ(best.to_string(), start.to_string());
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:unroll_inner.unroll=2",
                                                "autotune:unroll_inner.unroll=8"}));
+}
+
+TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
+  // The same recipe and times, swept as a whole (the planner has run out of strategies): every
+  // step's knobs, the first step first, each once, and the earlier step's better value is kept.
+  Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
+  std::vector<std::string> origins;
+  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
+  };
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::whole_recipe);
+  EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
+  EXPECT_EQ(best.steps[1].knobs.at("unroll"), 4);
+  EXPECT_EQ(origins, (std::vector<std::string>{"autotune:rfactor_reduction.lanes=8",
+                                               "autotune:unroll_inner.unroll=2",
+                                               "autotune:unroll_inner.unroll=8"}));
+  // Within its budget.
+  origins.clear();
+  BuiltinAutotuner().tune(start, 2.0, fn, 2, TuneScope::whole_recipe);
+  EXPECT_EQ(origins.size(), 2u);
 }
 
 TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {
@@ -419,7 +443,7 @@ TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {
     return 1.0;
   };
   Recipe start = recipe_of({"inline_elementwise", "parallel_outer"});
-  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10);
+  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10, TuneScope::newest_step);
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(best.to_string(), start.to_string());
 }

@@ -34,8 +34,8 @@ class BuiltinTester : public Tester {
 
 class BuiltinAutotuner : public Autotuner {
  public:
-  Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure,
-              int budget) override;
+  Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure, int budget,
+              TuneScope scope) override;
 };
 
 // A candidate's scheduled pipeline, replayed from its recipe (for the planner).
