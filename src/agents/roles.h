@@ -30,14 +30,14 @@ namespace kf::agents {
 
 // The planner's view of a measurement: the profiler's findings reduced to what rules branch on.
 struct Evidence {
-  std::string bound;    // "compute" or "memory" ("" when not measured)
-  double fraction = 0;  // of the attainable roofline
-  double headroom = 1;  // attainable / achieved
+  std::string bound;        // "compute" or "memory" ("" when not measured)
+  double fraction = 0;      // of the attainable roofline
+  double headroom = 1;      // attainable / achieved
   double gflops = 0, gbps = 0;
-  double cpus_busy = 0;  // CPU time / wall time of the timed calls
+  double cpus_busy = 0;     // CPU time / wall time of the timed calls
   int threads = 1;
-  bool not_vectorized = false;        // compiler report: hot loops missed, or few packed FMAs
-  bool faults_in_hot_path = false;    // page faults per call
+  bool not_vectorized = false;       // compiler report: hot loops missed, or few packed FMAs
+  bool faults_in_hot_path = false;   // page faults per call
   std::vector<std::string> findings;  // sentences for people and LLMs
   nlohmann::json to_json() const;
 };

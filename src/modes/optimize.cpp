@@ -84,8 +84,7 @@ Status Loop::setup() {
   if (!task) return task.error();
   task_ = std::move(*task);
   if (task_.te_spec.empty())
-    return Status::error(task_.name +
-                         " has no TE spec: the built-in brain needs one to generate "
+    return Status::error(task_.name + " has no TE spec: the built-in brain needs one to generate "
                          "kernels (the LLM brain, not built yet, will not)");
   auto program = te::compile_spec(task_);
   if (!program) return program.error();
@@ -181,38 +180,24 @@ Status Loop::message(const std::string& from, const std::string& to, const std::
                      const nlohmann::json& body) {
   const int seq = ++message_seq_;
   if (seq <= stored_messages_) return {};  // written before the interruption
-  return store_.put_message({.run_id = run_id_,
-                             .seq = seq,
-                             .from_role = from,
-                             .to_role = to,
-                             .type = type,
-                             .body = body});
+  return store_.put_message({.run_id = run_id_, .seq = seq, .from_role = from, .to_role = to,
+                             .type = type, .body = body});
 }
 
 Status Loop::attempt_without_evaluation(const std::string& kind, const std::string& strategy,
                                         const std::string& verdict, const nlohmann::json& detail) {
   const int seq = ++attempt_seq_;
-  journey_.push_back({{"seq", seq},
-                      {"kind", kind},
-                      {"strategy", strategy},
-                      {"verdict", verdict},
+  journey_.push_back({{"seq", seq}, {"kind", kind}, {"strategy", strategy}, {"verdict", verdict},
                       {"detail", detail}});
   if (seq <= stored_attempts_) return {};
-  return store_.put_attempt({.run_id = run_id_,
-                             .seq = seq,
-                             .kind = kind,
-                             .strategy = strategy,
-                             .verdict = verdict,
-                             .detail = detail});
+  return store_.put_attempt({.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
+                             .verdict = verdict, .detail = detail});
 }
 
 Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
                                   const std::string& strategy) {
   KF_RETURN_IF_ERROR(store_.put_candidate(
-      {.key = c.key,
-       .source = c.source,
-       .schedule = c.schedule,
-       .knobs = c.recipe.to_json(),
+      {.key = c.key, .source = c.source, .schedule = c.schedule, .knobs = c.recipe.to_json(),
        .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", brain_.name}}}));
   // A final or confirming measurement is a measurement of its own, never the stored one again
   // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
@@ -245,32 +230,20 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   const double median = r.timing ? r.timing->median_s : 0;
   const double speedup = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0;
   const int seq = ++attempt_seq_;
-  AttemptRecord a{.run_id = run_id_,
-                  .seq = seq,
-                  .kind = kind,
-                  .strategy = strategy,
-                  .candidate_key = c.key,
-                  .evaluation_key = ekey,
-                  .verdict = std::string(verdict_name(r.verdict)),
-                  .median_s = median,
+  AttemptRecord a{.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
+                  .candidate_key = c.key, .evaluation_key = ekey,
+                  .verdict = std::string(verdict_name(r.verdict)), .median_s = median,
                   .speedup = speedup,
-                  .detail = {{"origin", c.origin},
-                             {"recipe", c.recipe.to_string()},
-                             {"message", r.message},
-                             {"reused", !fresh},
+                  .detail = {{"origin", c.origin}, {"recipe", c.recipe.to_string()},
+                             {"message", r.message}, {"reused", !fresh},
                              {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
   journey_.push_back(a.to_json());
   if (seq > stored_attempts_) {
     if (fresh) {
-      EvaluationRecord ev{.key = ekey,
-                          .candidate_key = c.key,
-                          .task = task_.name,
-                          .machine = machine_id_,
-                          .threads = c.threads,
-                          .verdict = a.verdict,
-                          .median_s = median,
-                          .min_s = r.timing ? r.timing->min_s : 0,
-                          .result = r.to_json()};
+      EvaluationRecord ev{.key = ekey, .candidate_key = c.key, .task = task_.name,
+                          .machine = machine_id_, .threads = c.threads,
+                          .verdict = a.verdict, .median_s = median,
+                          .min_s = r.timing ? r.timing->min_s : 0, .result = r.to_json()};
       KF_RETURN_IF_ERROR(store_.record_evaluation(ev, a));
     } else {
       KF_RETURN_IF_ERROR(store_.put_attempt(a));
@@ -292,12 +265,9 @@ Expected<OptimizeResult> Loop::run() {
     started_ = now_s();
     nlohmann::json opts = o_.to_json();
     opts["started_epoch_s"] = started_;
-    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
-                                          .task_dir = o_.task_dir.string(),
-                                          .task_name = task_.name,
-                                          .mode = "optimize",
-                                          .brain = brain_.name,
-                                          .options = opts}));
+    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_, .task_dir = o_.task_dir.string(),
+                                          .task_name = task_.name, .mode = "optimize",
+                                          .brain = brain_.name, .options = opts}));
   } else {
     auto run = store_.get_run(run_id_);
     if (!run) return run.error();
@@ -383,8 +353,7 @@ Expected<OptimizeResult> Loop::run() {
             std::string(verdict_name(r->verdict)) + ": " + r->message);
       bool repaired = false;
       if (d.repaired && budget_left()) {
-        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_),
-                                              "debugger:" + plan.strategy);
+        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_), "debugger:" + plan.strategy);
         if (c2) {
           auto r2 = measure(*c2, "debug", plan.strategy);
           if (!r2) return r2.error();
@@ -459,28 +428,19 @@ Expected<OptimizeResult> Loop::run() {
 }  // namespace
 
 nlohmann::json OptimizeOptions::to_json() const {
-  return {{"task_dir", task_dir.string()},
-          {"budget_evals", budget_evals},
-          {"budget_time_s", budget_time_s},
-          {"threads", threads},
-          {"brain", brain},
-          {"out_dir", out_dir.string()},
-          {"cxx", cxx},
-          {"min_time_s", min_time_s},
-          {"final_min_time_s", final_min_time_s},
-          {"stop_fraction", stop_fraction},
-          {"tune_budget", tune_budget},
-          {"final_run", final_run},
-          {"profile", profile},
-          {"seed", seed},
-          {"simulate", simulate},
-          {"record", record},
+  return {{"task_dir", task_dir.string()}, {"budget_evals", budget_evals},
+          {"budget_time_s", budget_time_s}, {"threads", threads},
+          {"brain", brain},                 {"out_dir", out_dir.string()},
+          {"cxx", cxx},                     {"min_time_s", min_time_s},
+          {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
+          {"tune_budget", tune_budget},     {"final_run", final_run},
+          {"profile", profile},             {"seed", seed},
+          {"simulate", simulate},           {"record", record},
           {"sim_latency_s", sim_latency_s}};
 }
 
 Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("task_dir"))
-    return Status::error("run options: missing task_dir");
+  if (!j.is_object() || !j.contains("task_dir")) return Status::error("run options: missing task_dir");
   try {
     OptimizeOptions o;
     o.task_dir = j["task_dir"].get<std::string>();
@@ -515,8 +475,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
                                          const OptimizeOptions& overrides) {
   auto run = store.get_run(run_id);
   if (!run) return run.error();
-  if (run->mode != "optimize")
-    return Status::error("run " + run_id + " is a " + run->mode + " run");
+  if (run->mode != "optimize") return Status::error("run " + run_id + " is a " + run->mode + " run");
   if (run->state == "finished") return Status::error("run " + run_id + " has finished already");
   auto o = OptimizeOptions::from_json(run->options);
   if (!o) return o.error();

@@ -331,8 +331,7 @@ TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
   EXPECT_EQ(propose("prefetch_distance", default_pipeline(*rmsnorm_)), Lines{});
   const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
   EXPECT_EQ(propose("prefetch_distance", p), Lines{"y: prefetch y.d 4096"});
-  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}),
-            Lines{"y: prefetch y.d 1024"});
+  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}), Lines{"y: prefetch y.d 1024"});
   const sched::Pipeline done = scheduled(*rmsnorm_, "vectorize y.d 16\nprefetch y.d 64\n");
   EXPECT_EQ(propose("prefetch_distance", done), Lines{});
 }

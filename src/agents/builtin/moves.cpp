@@ -31,22 +31,15 @@ sched::Primitive prim(const std::string& text) {
   return *p;
 }
 
-bool computed(const Stage& s) {
-  return s.compute.kind != ComputeKind::inlined;
-}
+bool computed(const Stage& s) { return s.compute.kind != ComputeKind::inlined; }
 
 bool has_kind(const Stage& s, LoopKind k) {
-  return std::any_of(s.loops.begin(), s.loops.end(),
-                     [&](const sched::Loop& l) { return l.kind == k; });
+  return std::any_of(s.loops.begin(), s.loops.end(), [&](const sched::Loop& l) { return l.kind == k; });
 }
 
-bool pure(const sched::Loop& l) {
-  return !l.reduce && !l.scan;
-}
+bool pure(const sched::Loop& l) { return !l.reduce && !l.scan; }
 
-std::string ref(const Stage& s, const std::string& loop) {
-  return s.name + "." + loop;
-}
+std::string ref(const Stage& s, const std::string& loop) { return s.name + "." + loop; }
 
 // A loop name not used in stage s: base, base2, base3...
 std::string fresh_loop(const Stage& s, const std::string& base) {
@@ -178,8 +171,8 @@ bool row_reduction(const Stage& s) {
 // so the micro-kernel reads it unit-stride. With `transposed_only`, only such an operand.
 std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body,
                                          const std::string& host, const std::string& acc,
-                                         const std::string& j, const std::string& jo, int64_t lanes,
-                                         bool transposed_only) {
+                                         const std::string& j, const std::string& jo,
+                                         int64_t lanes, bool transposed_only) {
   for (const auto& a : accesses(body)) {
     if (a.kind != te::RefKind::input) continue;
     auto pos = std::find(a.index_vars.begin(), a.index_vars.end(), j);
@@ -349,8 +342,7 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
     mg.moves.push_back(prim(order));
     mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", rf, ri, lanes)));
     std::vector<std::string> pl = pure_loops(s);
-    if (!pl.empty())
-      mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
+    if (!pl.empty()) mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
     g.push_back(std::move(mg));
   }
   return g;
@@ -402,8 +394,7 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     append_tile_moves(mg.moves, s, i, j, acc, s, i, j, mr, nr, lanes);
     // An operand read transposed along j (W[o, i]) would be gathered lane by lane: the tile is
     // only worth having with that operand packed, so the packing is part of the same step.
-    for (auto& m : pack_moves(p, s.body, s.name, acc, j, j + ".o", lanes, true))
-      mg.moves.push_back(m);
+    for (auto& m : pack_moves(p, s.body, s.name, acc, j, j + ".o", lanes, true)) mg.moves.push_back(m);
     g.push_back(std::move(mg));
   }
   return g;
@@ -423,8 +414,7 @@ std::vector<std::string> pointwise_map(const Stage& c, const Stage& prod) {
       return;
     std::vector<std::string> m;
     for (size_t d = 0; d < x.index_count(); ++d)
-      m.push_back(x.args[d].kind == te::ExprKind::name &&
-                          x.args[d].ref.kind == te::RefKind::index_var
+      m.push_back(x.args[d].kind == te::ExprKind::name && x.args[d].ref.kind == te::RefKind::index_var
                       ? x.args[d].name
                       : "");
     if (map && *map != m) ok = false;
@@ -466,8 +456,7 @@ bool epilogue_chain(const Pipeline& p, int r, std::vector<std::string>& inline_s
     // dims[d] is cur's var for r's dim d; m[e] is c's var for cur's dim e.
     for (auto& d : dims) {
       const auto& cv = p.stages[cur].vars;
-      auto it =
-          std::find_if(cv.begin(), cv.end(), [&](const te::IndexVar& v) { return v.name == d; });
+      auto it = std::find_if(cv.begin(), cv.end(), [&](const te::IndexVar& v) { return v.name == d; });
       if (it == cv.end()) return false;
       d = m[static_cast<size_t>(it - cv.begin())];
     }
@@ -528,8 +517,7 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
       append_tile_stage_moves(mg.moves, o, oi_v, s.name, s, i, j, lanes);
     else
       append_tile_moves(mg.moves, o, oi_v, oj_v, s.name, s, i, j, mr, nr, lanes);
-    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false))
-      mg.moves.push_back(m);
+    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false)) mg.moves.push_back(m);
     if (!joins) {
       ends.push_back({oi, oi_v, oj_v, g.size()});
       g.push_back(std::move(fresh));
@@ -561,8 +549,7 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
     for (const auto& sp : s.splits)
       if (sp.kind == sched::SplitKind::split && sp.parent == j) jo = sp.outer;
     if (jo.empty()) continue;
-    std::vector<sched::Primitive> moves =
-        pack_moves(p, acc.body, s.name, acc.name, j, jo, lanes, false);
+    std::vector<sched::Primitive> moves = pack_moves(p, acc.body, s.name, acc.name, j, jo, lanes, false);
     if (!moves.empty()) g.push_back({s.name, std::move(moves)});
   }
   return g;
@@ -581,10 +568,7 @@ Expected<std::vector<MoveGroup>> moves_unroll_reduction(const Pipeline& p, const
       continue;
     std::string r;
     for (const auto& l : s.loops)
-      if (l.reduce) {
-        r = l.name;
-        break;
-      }
+      if (l.reduce) { r = l.name; break; }
     if (r.empty()) continue;
     const std::string ro = fresh_loop(s, r + ".uo"), ri = fresh_loop(s, r + ".ui");
     g.push_back({s.name,
@@ -619,8 +603,7 @@ Expected<std::vector<MoveGroup>> moves_tile_2d(const Pipeline& p, const Knobs& k
     if (!s.splits.empty() || has_kind(s, LoopKind::vectorized)) continue;
     const sched::Loop &a = s.loops[s.loops.size() - 2], &b = s.loops.back();
     if (!pure(a) || !pure(b)) continue;
-    g.push_back(
-        {s.name, {prim(fmt::format("tile {} {} {} {} {}", s.name, a.name, b.name, ti, tj))}});
+    g.push_back({s.name, {prim(fmt::format("tile {} {} {} {} {}", s.name, a.name, b.name, ti, tj))}});
   }
   return g;
 }
@@ -676,8 +659,7 @@ Expected<std::vector<MoveGroup>> moves_prefetch(const Pipeline& p, const Knobs& 
     if (inner.kind != LoopKind::vectorized || inner.prefetch > 0 || !pure(inner)) continue;
     bool streams = false;
     for (const auto& a : accesses(s.body))
-      if (a.kind == te::RefKind::input && !a.index_vars.empty() &&
-          a.index_vars.back() == inner.name)
+      if (a.kind == te::RefKind::input && !a.index_vars.empty() && a.index_vars.back() == inner.name)
         streams = true;
     if (!streams) continue;
     g.push_back({s.name, {prim(fmt::format("prefetch {} {}", ref(s, inner.name), distance))}});
@@ -699,10 +681,8 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (row_reduction(s)) ++f.row_reductions;
     if (!computed(s)) continue;
-    if (has_kind(s, LoopKind::vectorized))
-      ++f.vectorized;
-    else
-      ++f.unvectorized;
+    if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;
+    else ++f.unvectorized;
     if (has_kind(s, LoopKind::parallel)) ++f.parallel;
   }
   return f;

@@ -28,8 +28,7 @@ int recipe_threads(const Recipe& r, int requested) {
   for (const Step& s : r.steps)
     if (s.strategy == "thread_count") {
       auto it = s.knobs.find("threads");
-      if (it != s.knobs.end() && it->second > 0)
-        return static_cast<int>(std::min<int64_t>(it->second, requested));
+      if (it != s.knobs.end() && it->second > 0) return static_cast<int>(std::min<int64_t>(it->second, requested));
     }
   return requested;
 }
@@ -52,9 +51,8 @@ Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const I
   for (size_t i = 0; i < recipe.steps.size(); ++i) {
     const Strategy* s = find_strategy(recipe.steps[i].strategy);
     if (s && s->moves && r->applied_groups[i] == 0)
-      return Status::error(
-          fmt::format("{} does not apply here: {}", recipe.steps[i].strategy,
-                      r->skipped.empty() ? "nothing to transform" : r->skipped.back()));
+      return Status::error(fmt::format("{} does not apply here: {}", recipe.steps[i].strategy,
+                                       r->skipped.empty() ? "nothing to transform" : r->skipped.back()));
   }
   r->schedule.file = "recipe";
   auto src = generate_kernel(*in.task, r->schedule, {});
@@ -107,9 +105,9 @@ DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, i
   // Generated code that does not compile or computes a wrong answer is a kforge bug (lowering
   // or codegen), not the candidate's: record it, and back out the last strategy step once.
   const bool generated = !c.schedule.empty() || !c.recipe.steps.empty();
-  out.diagnostics.kforge_bug =
-      generated && (r.verdict == Verdict::compile_error || r.verdict == Verdict::wrong_answer ||
-                    r.verdict == Verdict::crash);
+  out.diagnostics.kforge_bug = generated && (r.verdict == Verdict::compile_error ||
+                                             r.verdict == Verdict::wrong_answer ||
+                                             r.verdict == Verdict::crash);
   if (attempt == 1 && c.recipe.steps.size() > 1 && r.verdict == Verdict::timeout) {
     // Too slow to finish in time: the step's knobs may be pathological; retry with defaults.
     Recipe repaired = c.recipe;
