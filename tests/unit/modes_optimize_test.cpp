@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agents/strategy.h"
 #include "modes/optimize.h"
 #include "store/memory_store.h"
 #include "support/fs.h"
@@ -332,6 +333,39 @@ TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   const std::vector<Step> steps = steps_of(s, r->run_id);
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0], real[0]);
+}
+
+TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
+  // The recording replayed with a budget far past it: a candidate it lacks is judged a crash, so
+  // nothing new wins and the planner runs out of strategies. Before stopping, the loop sweeps the
+  // knobs of every step of the best recipe once (the trailing tune attempts), finds nothing
+  // faster, and stops with the recorded best.
+  MemoryStore s;
+  OptimizeOptions o = small_options("sim_exhausted");
+  o.simulate = recording_->string();
+  o.budget_evals = 200;
+  o.tune_budget = 3;
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& l) { lines.push_back(l); };
+  auto r = optimize(o, s);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->stop_reason,
+            "every strategy the rules suggest was tried from this best or does not apply");
+  EXPECT_EQ(r->best.key, result_->best.key);
+  EXPECT_LT(r->evaluations, o.budget_evals);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(),
+                       "out of strategies: tuning the whole recipe's knobs once more"),
+            1);
+  // Every other value of every knob of the best recipe, up to twice the tuning budget.
+  int others = 0;
+  for (const auto& step : r->best.recipe.steps)
+    for (const auto& k : agents::find_strategy(step.strategy)->knobs)
+      others += static_cast<int>(k.values.size()) - 1;
+  const std::vector<Step> steps = steps_of(s, r->run_id);
+  int trailing = 0;
+  for (auto it = steps.rbegin(); it != steps.rend() && it->kind == "tune"; ++it) ++trailing;
+  ASSERT_GT(others, 0) << "the recorded best has knobs to sweep";
+  EXPECT_EQ(trailing, std::min(others, 2 * o.tune_budget));
 }
 
 TEST_F(OptimizeLoop, ANaiveScheduleTooSlowToTimeDoesNotStopTheRun) {
