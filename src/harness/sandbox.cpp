@@ -141,8 +141,14 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   // A clean environment: nothing from the judge's environment leaks into the candidate.
   // OpenMP threads are bound one per core: unbound, a parallel region after an idle spell
   // waits milliseconds for its threads on a shared VM, which would dominate short kernels.
+  // Idle threads spin ~0.5 ms (GOMP_SPINCOUNT) before they sleep, not libgomp's default of
+  // several ms: side-by-side timing alternates batches between worker processes bound to the
+  // same cores, and one worker's spinning threads would slow the next worker's batch (oneDNN's
+  // 2-thread 50 ran at 18.6 ms next to a candidate, 11.9 ms alone). Calls within a batch run
+  // back to back, so their threads never reach the sleep.
   std::vector<std::string> env = {fmt::format("OMP_NUM_THREADS={}", spec.threads),
-                                  "OMP_PROC_BIND=true", "OMP_PLACES=cores", "PATH=/usr/bin:/bin",
+                                  "OMP_PROC_BIND=true",  "OMP_PLACES=cores",
+                                  "GOMP_SPINCOUNT=30000", "PATH=/usr/bin:/bin",
                                   "LC_ALL=C"};
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
