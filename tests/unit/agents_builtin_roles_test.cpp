@@ -400,15 +400,21 @@ TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
   EXPECT_EQ(origins[2], "autotune:rfactor_reduction.lanes=8");
 }
 
+// Times for rfactor_reduction + unroll_inner where only the first step's lanes=8 pays off;
+// records the origin of every measurement.
+MeasureFn only_rfactor_lanes_pay_off(std::vector<std::string>& origins) {
+  return [&origins](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
+  };
+}
+
 TEST(BuiltinAutotuner, EarlierStepsAreLeftAloneWhenTheNewestNeedsNoTuning) {
   // rfactor_reduction's lanes would pay off, but the newest step (unroll_inner) keeps its value:
   // the balance between the steps did not change, so the earlier step is not swept again.
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
-  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
-    origins.push_back(origin);
-    return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
-  };
+  MeasureFn fn = only_rfactor_lanes_pay_off(origins);
   Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::newest_step);
   EXPECT_EQ(best.to_string(), start.to_string());
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:unroll_inner.unroll=2",
@@ -420,10 +426,7 @@ TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
   // step's knobs, the first step first, each once, and the earlier step's better value is kept.
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
-  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
-    origins.push_back(origin);
-    return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
-  };
+  MeasureFn fn = only_rfactor_lanes_pay_off(origins);
   Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::whole_recipe);
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
   EXPECT_EQ(best.steps[1].knobs.at("unroll"), 4);
