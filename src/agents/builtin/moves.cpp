@@ -197,11 +197,9 @@ std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body
   return {};
 }
 
-// The moves of an MR x NR register tile: the host stage (whose loops carry the tile) splits its
-// row var hi and column var hj and orders row tiles inside column tiles, rows unrolled, columns
-// vectors; the tile stage (an accumulator of reduction r, or r itself) is computed at the row
-// tile with r's reduction loops outside its rows ti and columns tj.
-// The tile stage's part alone (a second reduction computed into a host tiled already).
+// The tile stage's part of a register tile (below): the tile stage (an accumulator of reduction
+// r, or r itself) is computed at the host's row tile with r's reduction loops outside its rows ti
+// and columns tj. Alone, it adds a second reduction to a host tiled already.
 void append_tile_stage_moves(std::vector<sched::Primitive>& out, const Stage& host,
                              const std::string& hi, const std::string& tile, const Stage& r,
                              const std::string& ti, const std::string& tj, int64_t lanes) {
@@ -215,6 +213,9 @@ void append_tile_stage_moves(std::vector<sched::Primitive>& out, const Stage& ho
   out.push_back(prim(fmt::format("vectorize {}.{} {}", tile, tj, lanes)));
 }
 
+// The moves of an MR x NR register tile: the host stage (whose loops carry the tile) splits its
+// row var hi and column var hj and orders row tiles inside column tiles, rows unrolled, columns
+// vectors; then the tile stage's part (above).
 void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, const std::string& hi,
                        const std::string& hj, const std::string& tile, const Stage& r,
                        const std::string& ti, const std::string& tj, int64_t mr, int64_t nr,
