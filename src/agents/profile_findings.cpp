@@ -233,6 +233,23 @@ std::string format_seconds(double s) {
   return format_number(s * 1e9) + " ns";
 }
 
+// Stage 8: where the time goes, largest stage first.
+void stage_findings(const StageTimes& st, std::vector<std::string>& out) {
+  if (!st.known) {
+    if (!st.unavailable.empty()) out.push_back("time per stage unavailable: " + st.unavailable);
+    return;
+  }
+  std::vector<StageTime> by_time = st.stages;
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const StageTime& a, const StageTime& b) { return a.seconds > b.seconds; });
+  std::string parts;
+  for (const StageTime& t : by_time)
+    parts += fmt::format("{}{} {:.0f}% ({})", parts.empty() ? "" : ", ", t.stage, 100 * t.share,
+                         format_seconds(t.seconds));
+  out.push_back(fmt::format("time per stage (instrumented build, {} call{}): {}", st.calls,
+                            st.calls == 1 ? "" : "s", parts));
+}
+
 std::vector<std::string> profile_findings(const Profile& p, const MachineInfo& machine) {
   std::vector<std::string> out;
   const bool avx512 = has_avx512(machine);
@@ -241,6 +258,7 @@ std::vector<std::string> profile_findings(const Profile& p, const MachineInfo& m
         fmt::format("verdict {}: the timing figures are missing or not trustworthy", p.verdict));
   roofline_findings(p, out);
   thread_findings(p, out);
+  stage_findings(p.stage_times, out);
   vectorization_findings(p.vectorization, out);
   fma_findings(p, avx512, out);
   memory_findings(p, out);

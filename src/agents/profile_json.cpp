@@ -99,6 +99,35 @@ void read_missed(Reader& r, const char* key, std::vector<MissedLoop>& out) {
   }
 }
 
+json stage_times_json(const StageTimes& st) {
+  json stages = json::array();
+  for (const StageTime& t : st.stages)
+    stages.push_back({{"stage", t.stage}, {"seconds", t.seconds}, {"share", t.share}});
+  return {{"known", st.known},
+          {"unavailable", st.unavailable},
+          {"calls", st.calls},
+          {"stages", stages}};
+}
+
+// Optional: profiles stored before stage 8 existed have no "stage_times".
+void read_stage_times(Reader& r, StageTimes& st) {
+  auto it = r.raw().find("stage_times");
+  if (it == r.raw().end()) return;
+  Reader s(*it, "stage_times");
+  s("known", st.known)("unavailable", st.unavailable)("calls", st.calls);
+  auto arr = it->find("stages");
+  if (s.status().ok() && (arr == it->end() || !arr->is_array()))
+    s.fail(Status::error("profile: field 'stage_times.stages' must be an array"));
+  for (size_t i = 0; s.status().ok() && i < arr->size(); ++i) {
+    StageTime t;
+    Reader e((*arr)[i], fmt::format("stage_times.stages[{}]", i));
+    e("stage", t.stage)("seconds", t.seconds)("share", t.share);
+    if (!e.status().ok()) s.fail(e.status());
+    st.stages.push_back(std::move(t));
+  }
+  if (!s.status().ok()) r.fail(s.status());
+}
+
 json counts_json(const InstructionCounts& c) {
   return {{"total", c.total},
           {"fma_zmm", c.fma_zmm},
@@ -187,6 +216,7 @@ json Profile::to_json() const {
         {"faults_per_call", u.faults_per_call},
         {"major_faults_per_call", u.major_faults_per_call},
         {"context_switches_per_call", u.context_switches_per_call}}},
+      {"stage_times", stage_times_json(stage_times)},
       {"tags",
        {{"memory_bound", tags.memory_bound},
         {"compute_bound", tags.compute_bound},
@@ -241,6 +271,7 @@ Expected<Profile> Profile::from_json(const json& j) {
         "faults_per_call", x.faults_per_call)("major_faults_per_call", x.major_faults_per_call)(
         "context_switches_per_call", x.context_switches_per_call);
   });
+  read_stage_times(r, p.stage_times);
   r.object("tags", [&](Reader& s) {
     ProfileTags& x = p.tags;
     s("memory_bound", x.memory_bound)("compute_bound", x.compute_bound)(

@@ -6,6 +6,9 @@
 
 #include "agents/profile_build.h"
 #include "agents/profile_findings.h"
+#include "harness/evaluator.h"
+#include "lower/lower.h"
+#include "schedule/trace.h"
 
 namespace kf::agents {
 namespace {
@@ -91,6 +94,38 @@ ProfileTags tags_of(const Profile& p) {
   return t;
 }
 
+// Stage 8: the instrumented build of `schedule`, run in the sandbox for about `stage_time_s`.
+StageTimes stage_times(const Task& task, const RunResult& result, int threads,
+                       const ProfileOptions& o) {
+  StageTimes st;
+  auto fail = [&](const std::string& why) {
+    st.unavailable = why;
+    return st;
+  };
+  auto schedule = sched::parse_schedule(*o.schedule, "candidate schedule");
+  if (!schedule) return fail("schedule: " + schedule.error().message());
+  auto build = generate_instrumented_kernel(task, *schedule, LowerOptions{});
+  if (!build) return fail("instrumented build: " + build.error().message());
+  const double per_call = result.timing ? result.timing->median_s : 0;
+  const int calls =
+      per_call > 0 ? static_cast<int>(std::clamp(o.stage_time_s / per_call, 1.0, 20.0)) : 1;
+  EvalOptions eo;
+  eo.threads = threads;
+  eo.compile.cxx = o.cxx;
+  eo.run_timeout_s = std::max(30.0, 10 * per_call);
+  auto seconds = time_stages(task, build->source, calls, eo);
+  if (!seconds) return fail(seconds.error().message());
+  double total = 0;
+  for (double s : *seconds) total += s;
+  for (size_t i = 0; i < seconds->size() && i < build->timed_stages.size(); ++i)
+    st.stages.push_back({build->timed_stages[i], (*seconds)[i],
+                         total > 0 ? (*seconds)[i] / total : 0});
+  st.known = !st.stages.empty();
+  if (!st.known) st.unavailable = "no stage is computed at the function's top level";
+  st.calls = calls;
+  return st;
+}
+
 }  // namespace
 
 Status analyze_profile(const Task& task, const RunResult& result, const MachineInfo& machine,
@@ -143,6 +178,8 @@ Expected<Profile> profile_candidate(const Task& task, const std::string& source,
     else
       p.instructions.unavailable = tools.disassembly_error;
   }
+  if (options.stage_times && options.schedule && result.timing)
+    p.stage_times = stage_times(task, result, threads, options);
   KF_RETURN_IF_ERROR(analyze_profile(task, result, machine, threads, p));
   return p;
 }

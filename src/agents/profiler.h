@@ -9,9 +9,12 @@
 //   4. the static instruction mix of its kernel function(s) (profile_disasm.h);
 //   5. the software counters: threads busy vs requested, page faults and context switches;
 //   6. `findings`: sentences a person or an LLM can act on, most important first;
-//   7. `tags`: booleans the rule-based planner branches on.
+//   7. `tags`: booleans the rule-based planner branches on;
+//   8. time per pipeline stage, from an instrumented build of the candidate's schedule
+//      (CodegenOptions::stage_timers) run in the judge's sandbox at the bench shape.
 // Stages 3 and 4 compile the candidate again (profile_build.h, ~1-2 s with g++ -O3) and can be
-// skipped. Time per pipeline stage from an instrumented build is not built.
+// skipped; stage 8 compiles and runs the instrumented build (~1-2 s plus about
+// `stage_time_s` of calls) and needs the schedule the candidate was generated from.
 //
 //   ProfileOptions o;  o.threads = 2;
 //   Expected<Profile> p = profile_candidate(task, source, run_result, machine, o);
@@ -26,6 +29,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +49,11 @@ struct ProfileOptions {
   bool compiler_report = true;  // stage 3: GCC's vectorization report
   bool disassembly = true;      // stage 4: the instruction mix
   int threads = 0;              // threads the kernel ran with; 0: RunResult::threads
+  bool stage_times = true;      // stage 8: time per stage (needs `schedule`)
+  // The schedule trace the candidate was generated from ("": the default schedule); none for
+  // hand-written code, whose stage 8 is then skipped.
+  std::optional<std::string> schedule;
+  double stage_time_s = 1.0;    // calls of the instrumented build: about this long, 1 to 20
 };
 
 // Stage 1. Copied from RunResult::roofline; known = false when the result has none (not
@@ -80,6 +89,21 @@ struct ThreadUse {
   double context_switches_per_call = 0;
 };
 
+// Stage 8. Time per call of each stage computed at the function's top level (a stage computed
+// inside another's loops counts as that one's time), from the instrumented build's own clock:
+// evidence, not a measurement of the judged candidate (the timers add a clock read per stage).
+struct StageTime {
+  std::string stage;
+  double seconds = 0;  // per call
+  double share = 0;    // of the sum over the timed stages
+};
+struct StageTimes {
+  bool known = false;
+  std::string unavailable;  // why not, when known is false and it was attempted
+  int calls = 0;            // timed calls of the instrumented build
+  std::vector<StageTime> stages;  // in program order
+};
+
 // Stage 7: what the rule-based planner branches on.
 struct ProfileTags {
   bool memory_bound = false, compute_bound = false;
@@ -101,6 +125,7 @@ struct Profile {
   VectorizationReport vectorization;
   InstructionMix instructions;
   ThreadUse thread_use;
+  StageTimes stage_times;
   ProfileTags tags;
   std::vector<std::string> findings;  // most important first
 

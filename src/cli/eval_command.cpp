@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "agents/profiler.h"
 #include "cli/lower_command.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
@@ -17,7 +18,7 @@ struct EvalArgs {
   std::string task_dir, candidate;
   int threads = 1;
   bool json = false, no_reference = false, no_time = false, quiet = false, baseline = false;
-  bool vs_baseline = false;
+  bool vs_baseline = false, profile = false;
   uint64_t seed = 0;
   double min_time = 1.0, timeout = 30;
   std::string cxx = "g++";
@@ -97,7 +98,11 @@ int run_eval(const EvalArgs& a) {
     return 2;
   }
   auto source = read_file(candidate);
-  if (source && candidate.ends_with(".sched")) source = lower_schedule_file(*task, candidate, *source);
+  std::optional<std::string> schedule;  // the schedule a .sched candidate is generated from
+  if (source && candidate.ends_with(".sched")) {
+    schedule = *source;
+    source = lower_schedule_file(*task, candidate, *source);
+  }
   if (!source) {
     fmt::print(stderr, "error: {}\n", source.error().message());
     return 2;
@@ -112,12 +117,14 @@ int run_eval(const EvalArgs& a) {
   o.compile.cxx = a.cxx;
   o.compile.extra_flags = a.flags;
   if (!a.quiet && !a.json) o.progress = [](const std::string& s) { fmt::print(stderr, "... {}\n", s); };
+  std::optional<MachineInfo> machine;
   if (o.time) {
     auto m = probe_machine({});
     if (!m) {
       fmt::print(stderr, "error: machine probe failed: {}\n", m.error().message());
       return 2;
     }
+    machine = *m;
     o.machine = machine_limits(*m, a.threads);
     o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
   }
@@ -126,10 +133,33 @@ int run_eval(const EvalArgs& a) {
     fmt::print(stderr, "error: {}\n", r.error().message());
     return 2;
   }
+  std::optional<agents::Profile> profile;
+  if (a.profile && machine && r->timing) {
+    if (o.progress) o.progress("profiling the candidate");
+    agents::ProfileOptions po;
+    po.cxx = a.cxx;
+    po.threads = a.threads;
+    po.schedule = schedule;
+    auto p = agents::profile_candidate(*task, *source, *r, *machine, po);
+    if (!p) {
+      fmt::print(stderr, "error: profile: {}\n", p.error().message());
+      return 2;
+    }
+    profile = std::move(*p);
+  }
   if (a.json) {
-    std::cout << r->to_json().dump(2) << "\n";
+    if (profile)
+      std::cout << nlohmann::json{{"result", r->to_json()}, {"profile", profile->to_json()}}.dump(2)
+                << "\n";
+    else
+      std::cout << r->to_json().dump(2) << "\n";
   } else {
     print_text(*r);
+    if (a.profile && !profile) fmt::print("profile:  none (the candidate was not timed)\n");
+    if (profile) {
+      fmt::print("profile:\n");
+      for (const auto& f : profile->findings) fmt::print("  - {}\n", f);
+    }
   }
   return r->verdict == Verdict::ok ? 0 : 1;
 }
@@ -160,6 +190,9 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--vs-baseline", args->vs_baseline,
                 "Also time the task's library baseline side by side");
   cmd->add_flag("--no-time", args->no_time, "Check correctness only");
+  cmd->add_flag("--profile", args->profile,
+                "Then profile it (the profiler role's evidence: roofline, vectorization report, "
+                "instruction mix, counters, and for a .sched candidate the time per stage)");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress lines");
   cmd->callback([args] { throw CLI::RuntimeError(run_eval(*args)); });
 }

@@ -21,7 +21,7 @@ struct OptimizeArgs {
   double sim_latency = 0;
   double min_time = 0.3;
   int tune_budget = 8;
-  bool no_final = false, no_profile = false, quiet = false;
+  bool no_final = false, no_profile = false, stage_times = false, quiet = false;
 };
 
 Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
@@ -57,6 +57,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.tune_budget = a.tune_budget;
     o.final_run = !a.no_final;
     o.profile = !a.no_profile;
+    o.stage_times = a.stage_times;
     r = optimize(o, **store);
   }
   if (!r) {
@@ -94,6 +95,9 @@ void add_optimize_command(CLI::App& app) {
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_flag("--no-profile", a->no_profile, "Skip the compiler report and disassembly");
+  cmd->add_flag("--stage-times", a->stage_times,
+                "Profile each new best's time per stage too (an instrumented build: a compile "
+                "and ~1 s of calls per best)");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
 }

@@ -74,7 +74,8 @@ std::string cpp_name(const std::string& ir_name) {
   return s;
 }
 
-CppEmitter::CppEmitter(const LoweredFunc& f, CodegenTarget target) : f_(f), target_(target) {
+CppEmitter::CppEmitter(const LoweredFunc& f, CodegenTarget target, const CodegenOptions& options)
+    : f_(f), target_(target), options_(options) {
   scopes_.emplace_back();
   for (const Param& p : f.params) {
     declare(p.name);
@@ -144,8 +145,29 @@ std::string CppEmitter::run() {
         "#pragma GCC diagnostic ignored \"-Wpsabi\"\n"
         "#endif\n";
   }
-  out += "\n" + helpers + sig + " {\n" + body + "}\n";
+  out += "\n" + helpers + stage_timer_helpers() + sig + " {\n" + body + "}\n";
   return out;
+}
+
+// The instrumented build's clock, counters and export (CodegenOptions::stage_timers).
+std::string CppEmitter::stage_timer_helpers() const {
+  if (timed_stages_.empty()) return "";
+  return fmt::format(
+      "// Stage timers (the profiler's instrumented build): nanoseconds per top-level stage,\n"
+      "// summed over every call since the library was loaded.\n"
+      "#include <time.h>\n"
+      "static int64_t kf_stage_ns[{0}];\n"
+      "static inline int64_t kf_stage_clock() {{\n"
+      "  struct timespec t;\n"
+      "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+      "  return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;\n"
+      "}}\n"
+      "extern \"C\" __attribute__((visibility(\"default\"))) int kf_stage_times(int64_t* ns, "
+      "int cap) {{\n"
+      "  for (int i = 0; i < {0} && i < cap; ++i) ns[i] = kf_stage_ns[i];\n"
+      "  return {0};\n"
+      "}}\n\n",
+      timed_stages_.size());
 }
 
 void CppEmitter::stmt(const Stmt& s) {
@@ -169,12 +191,8 @@ void CppEmitter::stmt(const Stmt& s) {
       if (!is_const(op->value)) line("(void)(" + expr(op->value) + ");");
       return;
     }
-    case StmtKind::producer_consumer: {
-      const ProducerConsumer* op = s.as<ProducerConsumer>();
-      line(std::string("// ") + (op->is_producer ? "produce " : "consume ") + op->name);
-      stmt(op->body);
-      return;
-    }
+    case StmtKind::producer_consumer:
+      return producer_consumer(s.as<ProducerConsumer>());
     case StmtKind::prefetch:
       return prefetch(s.as<Prefetch>());
     case StmtKind::comment: {
@@ -331,6 +349,20 @@ void CppEmitter::allocate(const Allocate* op, const Stmt& s) {
   if (saved) buffers_[op->name] = *saved;
 }
 
+void CppEmitter::producer_consumer(const ProducerConsumer* op) {
+  line(std::string("// ") + (op->is_producer ? "produce " : "consume ") + op->name);
+  const bool timed =
+      options_.stage_timers && op->is_producer && loop_depth_ == 0 && !in_timed_stage_;
+  if (!timed) return stmt(op->body);
+  const size_t slot = timed_stages_.size();
+  timed_stages_.push_back(op->name);
+  line(fmt::format("const int64_t kf_stage_t{} = kf_stage_clock();", slot));
+  in_timed_stage_ = true;
+  stmt(op->body);
+  in_timed_stage_ = false;
+  line(fmt::format("kf_stage_ns[{0}] += kf_stage_clock() - kf_stage_t{0};", slot));
+}
+
 void CppEmitter::if_then_else(const IfThenElse* op) {
   KF_CHECK(op->condition.type().is_scalar()) << "codegen: vector condition in an if "
                                                 "(run vectorize_loops first)";
@@ -360,11 +392,17 @@ void CppEmitter::let_stmt(const LetStmt* op, const Stmt& s) {
 }
 
 std::string codegen_cpp(const LoweredFunc& f, CodegenTarget target) {
+  return codegen_cpp(f, target, CodegenOptions{}).source;
+}
+
+GeneratedCpp codegen_cpp(const LoweredFunc& f, CodegenTarget target,
+                         const CodegenOptions& options) {
   CollectBuffers buffers;
   buffers.visit(f.body);
   for (const auto& p : f.params) buffers.names.insert(p.name);
   t_reserved = &buffers.names;
-  std::string out = CppEmitter(f, target).run();
+  CppEmitter emitter(f, target, options);
+  GeneratedCpp out{emitter.run(), emitter.timed_stages()};
   t_reserved = nullptr;
   return out;
 }

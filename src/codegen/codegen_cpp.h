@@ -35,6 +35,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -50,6 +51,25 @@ std::string to_string(CodegenTarget t);
 int preferred_lanes(CodegenTarget t, ir::ScalarKind kind = ir::ScalarKind::f32);
 
 std::string codegen_cpp(const ir::LoweredFunc& f, CodegenTarget target);
+
+struct CodegenOptions {
+  // The profiler's instrumented build: every stage produced at the function's top level (not
+  // inside another stage's loops; a stage computed inside it counts as its time) is timed with
+  // the monotonic clock on each call, and the shared object also exports
+  //   extern "C" int kf_stage_times(int64_t* ns, int cap);
+  // which copies the nanoseconds each timed stage has taken since the library was loaded (in
+  // the order of GeneratedCpp::timed_stages, at most `cap`) and returns how many stages are
+  // timed. Such a build is evidence only, never judged: the judge times with its own clock.
+  bool stage_timers = false;
+};
+
+struct GeneratedCpp {
+  std::string source;
+  std::vector<std::string> timed_stages;  // stage names, in kf_stage_times order
+};
+
+GeneratedCpp codegen_cpp(const ir::LoweredFunc& f, CodegenTarget target,
+                         const CodegenOptions& options);
 
 // The C++ identifier codegen uses for an IR name ("C.s0.i" → "C_s0_i").
 std::string cpp_name(const std::string& ir_name);

@@ -17,8 +17,10 @@ namespace kf {
 
 class CppEmitter {
  public:
-  CppEmitter(const ir::LoweredFunc& f, CodegenTarget target);
+  CppEmitter(const ir::LoweredFunc& f, CodegenTarget target, const CodegenOptions& options = {});
   std::string run();
+  // Stages timed by the stage timers (CodegenOptions), in slot order; filled by run().
+  const std::vector<std::string>& timed_stages() const { return timed_stages_; }
 
  private:
   // How a buffer is stored: its storage kind, element type (a vector for vector-element
@@ -53,6 +55,8 @@ class CppEmitter {
   void allocate(const ir::Allocate* op, const ir::Stmt& s);
   void if_then_else(const ir::IfThenElse* op);
   void let_stmt(const ir::LetStmt* op, const ir::Stmt& s);
+  void producer_consumer(const ir::ProducerConsumer* op);
+  std::string stage_timer_helpers() const;
   void line(const std::string& text);
   void nested(const ir::Stmt& s);  // one level deeper, in a new C++ scope
   std::string signature();
@@ -61,13 +65,16 @@ class CppEmitter {
 
   const ir::LoweredFunc& f_;
   CodegenTarget target_;
+  CodegenOptions options_;
   CppPrelude prelude_;
   std::ostringstream body_;
   int indent_ = 1;
   bool in_parallel_ = false;
-  int streamed_stores_ = 0;
-  int scratch_slots_ = 0;   // kf_scratch slots used by this function
-  int loop_depth_ = 0;       // loops enclosing the statement being emitted  // non-temporal stores emitted so far (each needs a fence after it)
+  int streamed_stores_ = 0;  // non-temporal stores emitted so far (each needs a fence after it)
+  int scratch_slots_ = 0;    // kf_scratch slots used by this function
+  int loop_depth_ = 0;       // loops enclosing the statement being emitted
+  bool in_timed_stage_ = false;
+  std::vector<std::string> timed_stages_;
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::set<std::string>> scopes_;
 };

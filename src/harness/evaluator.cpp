@@ -605,6 +605,33 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   return res;
 }
 
+Expected<std::vector<double>> time_stages(const Task& task, const std::string& instrumented_source,
+                                          int calls, const EvalOptions& o) {
+  if (calls < 1) return Status::error("time_stages: calls must be at least 1");
+  CompiledObject so =
+      compile_solution(instrumented_source, entry_shim(task, ShimKind::candidate), o.compile);
+  if (!so.info.ok)
+    return Status::error("the instrumented build does not compile: " + so.info.log.substr(0, 500));
+  auto inst = task.instantiate(task.bench);
+  if (!inst) return inst.error();
+  auto w = start_worker(task, *inst, Solution{so.so_path, ShimKind::candidate}, 1, o);
+  if (!w) return w.error();
+  if (auto* f = (*w)->fault()) return Status::error("the instrumented build " + f->message);
+  KF_RETURN_IF_ERROR(fill_inputs(task, *inst, **w, 0, o.seed ? o.seed : 0x5eedull));
+  RunOutcome warm = (*w)->run(0, 1, o.run_timeout_s);
+  if (!warm.ok) return Status::error("the instrumented build: " + warm.message);
+  auto before = (*w)->stage_times();
+  if (!before) return before.error();
+  RunOutcome timed = (*w)->run(0, calls, o.run_timeout_s * calls);
+  if (!timed.ok) return Status::error("the instrumented build: " + timed.message);
+  auto after = (*w)->stage_times();
+  if (!after) return after.error();
+  std::vector<double> seconds;
+  for (size_t i = 0; i < after->size() && i < before->size(); ++i)
+    seconds.push_back(static_cast<double>((*after)[i] - (*before)[i]) * 1e-9 / calls);
+  return seconds;
+}
+
 MachineLimits machine_limits(const MachineInfo& m, int threads) {
   return MachineLimits{.peak_gflops = m.peak_gflops(threads),
                        .dram_gbps = m.dram_gbps(threads),

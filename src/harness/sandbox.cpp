@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <sstream>
@@ -295,7 +296,10 @@ RunOutcome Worker::forbidden_call(const char* what) {
 RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout_s) {
   if (dead_) return death_;
   const uint64_t nonce = ++nonce_ * 0x9e3779b97f4a7c15ull;
-  const char* what = op == 0 ? "loading" : op == 1 ? "running" : "ping";
+  const char* what = op == 0   ? "loading"
+                     : op == 1 ? "running"
+                     : op == 4 ? "reading stage timers"
+                               : "ping";
   auto start = Clock::now();
   if (op != 0) {
     wire::Command c;
@@ -356,6 +360,10 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
     case wire::ReplyKind::done:
     case wire::ReplyKind::pong:
       if (op == 0 || r.nonce != nonce) break;
+      if (op == static_cast<uint32_t>(wire::Op::stage_times)) {
+        stage_count_ = std::min(r.code, wire::kMaxStageTimes);
+        stage_ns_.assign(r.values, r.values + std::max(stage_count_, 0));
+      }
       return RunOutcome{.ok = true, .seconds = std::chrono::duration<double>(end - start).count()};
     case wire::ReplyKind::error: break;
   }
@@ -368,6 +376,13 @@ RunOutcome Worker::run(int first_set, int reps, double timeout_s) {
 }
 
 RunOutcome Worker::ping(double timeout_s) { return transact(2, 0, 0, timeout_s); }
+
+Expected<std::vector<int64_t>> Worker::stage_times(double timeout_s) {
+  RunOutcome r = transact(static_cast<uint32_t>(wire::Op::stage_times), 0, 0, timeout_s);
+  if (!r.ok) return Status::error(r.message);
+  if (stage_count_ < 0) return Status::error("the shared object has no stage timers");
+  return stage_ns_;
+}
 
 ProcessCounters Worker::counters() const {
   ProcessCounters c;

@@ -80,6 +80,10 @@ class Worker {
   RunOutcome run(int first_set, int reps, double timeout_s);
   // A round trip without running the kernel (measures the protocol's overhead).
   RunOutcome ping(double timeout_s = 5);
+  // The profiler's instrumented build: nanoseconds per timed stage summed over every call so
+  // far, as the shared object counted them (CodegenOptions::stage_timers). Fails when the worker
+  // is dead or the object has no stage timers. Evidence only, never a verdict.
+  Expected<std::vector<int64_t>> stage_times(double timeout_s = 5);
 
   // The worker's counters so far (zeros when they cannot be read).
   ProcessCounters counters() const;
@@ -108,6 +112,8 @@ class Worker {
   bool dead_ = false;
   RunOutcome death_;
   uint64_t nonce_ = 0;
+  std::vector<int64_t> stage_ns_;  // the last stage_times reply (count < 0: no timers)
+  int stage_count_ = -1;
   std::string dir_, log_path_;
 };
 

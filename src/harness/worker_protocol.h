@@ -24,7 +24,13 @@ namespace kf::wire {
 
 constexpr uint32_t kMagic = 0x6b666f72;  // "kfor"
 
-enum class Op : uint32_t { run = 1, ping = 2, exit = 3 };
+// stage_times: the profiler's instrumented build only (codegen's stage timers). The worker asks
+// the shared object's kf_stage_times for its per-stage nanoseconds and replies `done` with them
+// in `values` and their count in `code` (-1: the object exports no stage timers). Profiling
+// evidence, never a verdict: the judge's timing never uses it.
+enum class Op : uint32_t { run = 1, ping = 2, exit = 3, stage_times = 4 };
+
+constexpr int kMaxStageTimes = 32;
 
 struct Command {
   uint32_t magic = kMagic;
@@ -55,6 +61,7 @@ struct Reply {
   FaultKind fault = FaultKind::none;
   int32_t code = 0;
   char text[200] = {};
+  int64_t values[kMaxStageTimes] = {};  // stage_times: nanoseconds per stage
 };
 
 // Exit codes the worker uses after reporting.

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "codegen/codegen_cpp.h"
 #include "ir/ir.h"
@@ -48,5 +49,14 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 // the spec does not compile, or the schedule is illegal.
 Expected<std::string> generate_kernel(const Task& task, const sched::Schedule& schedule,
                                       const LowerOptions& options);
+
+// The first line of every kernel generate_kernel writes starts with this.
+inline constexpr std::string_view kGeneratedHeader = "// kforge: schedule-hash ";
+
+// The profiler's instrumented build of the same kernel: generate_kernel's code with stage
+// timers (CodegenOptions::stage_timers), and the names of the timed stages.
+Expected<GeneratedCpp> generate_instrumented_kernel(const Task& task,
+                                                    const sched::Schedule& schedule,
+                                                    const LowerOptions& options);
 
 }  // namespace kf

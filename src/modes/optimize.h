@@ -51,6 +51,9 @@ struct OptimizeOptions {
   int tune_budget = 8;            // autotuner evaluations after each accepted strategy
   bool final_run = true;          // time best, reference and baseline side by side at the end
   bool profile = true;            // compiler report and disassembly for the planner
+  // Also the time per stage of each new best, from an instrumented build of its schedule: a
+  // compile and ~1 s of calls per best, which a short budget cannot spare, so off by default.
+  bool stage_times = false;
   uint64_t seed = 0;              // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.

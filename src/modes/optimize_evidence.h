@@ -9,6 +9,7 @@
 #include "agents/messages.h"
 #include "agents/profiler.h"
 #include "agents/roles.h"
+#include "lower/lower.h"
 #include "modes/optimize.h"
 
 namespace kf {
@@ -24,6 +25,8 @@ class EvidenceCache {
       agents::ProfileOptions po;
       po.cxx = o.cxx;
       po.threads = c.threads;
+      po.stage_times = o.stage_times;
+      if (c.source.starts_with(kGeneratedHeader)) po.schedule = c.schedule;
       auto p = agents::profile_candidate(task, c.source, r, machine, po);
       if (p) {
         e.not_vectorized = p->tags.not_vectorized;

@@ -104,5 +104,25 @@ TEST(EvalCliBaseline, LibraryBaselineLinksItsLibraryAndPasses) {
   EXPECT_NE(j["compile"]["command"].get<std::string>().find("-ldnnl"), std::string::npos);
 }
 
+// `--profile` on a schedule: the profiler's evidence, with the time per stage of the
+// instrumented build, next to the judged result.
+TEST(EvalCliProfile, AScheduleCandidateGetsItsTimePerStage) {
+  const auto root = testing::source_dir();
+  auto j = eval_json({(root / "bench/jaxbench/08_gemm").string(),
+                      (root / "examples/schedules/08_gemm.sched").string(), "--json", "--profile",
+                      "--no-reference", "--min-time", "0.2"});
+  ASSERT_TRUE(j.contains("result") && j.contains("profile")) << j.dump(2);
+  EXPECT_EQ(j["result"]["verdict"], "ok");
+  const auto& st = j["profile"]["stage_times"];
+  ASSERT_TRUE(st["known"].get<bool>()) << st.dump(2);
+  ASSERT_EQ(st["stages"].size(), 1u) << st.dump(2);  // B's panel and the tile are inside C's loops
+  EXPECT_EQ(st["stages"][0]["stage"], "C");
+  EXPECT_GT(st["stages"][0]["seconds"].get<double>(), 0);
+  bool said = false;
+  for (const auto& f : j["profile"]["findings"])
+    said |= f.get<std::string>().rfind("time per stage (instrumented build", 0) == 0;
+  EXPECT_TRUE(said) << j["profile"]["findings"].dump(2);
+}
+
 }  // namespace
 }  // namespace kf

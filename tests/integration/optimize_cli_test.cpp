@@ -380,6 +380,29 @@ TEST_F(OptimizeCli, ResumingAFinishedRunIsAnError) {
   EXPECT_NE(r.err.find("run " + run + " has finished already"), std::string::npos) << r.err;
 }
 
+// --stage-times: the profiler's Profile messages carry the time per stage of the best's
+// instrumented build (the first best is the default schedule: every stage at the top level).
+TEST(OptimizeCliStageTimes, TheProfileMessagesSayWhereTheTimeGoes) {
+  const fs::path db = at("db_stages");
+  ProcessResult r = kforge({"optimize", kTask.string(), "--budget-evals", "2", "--no-final",
+                            "--stage-times", "--min-time", "0.05", "--store", db.string(), "--out",
+                            at("out_stages").string(), "-q"},
+                           300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  auto store = open_store(db);
+  auto messages = store->messages(only_run(*store));
+  ASSERT_TRUE(messages.has_value()) << messages.error().message();
+  int profiles = 0, with_stage_times = 0;
+  for (const MessageRecord& m : *messages) {
+    if (m.type != "Profile") continue;
+    ++profiles;
+    for (const auto& f : m.body["findings"])
+      with_stage_times += f.get<std::string>().rfind("time per stage (instrumented build, ", 0) == 0;
+  }
+  EXPECT_GE(profiles, 1);
+  EXPECT_EQ(with_stage_times, profiles) << "every Profile message has the time per stage";
+}
+
 TEST(OptimizeCliErrors, UnknownRunAndMissingTask) {
   const fs::path db = at("db_errors");
   ProcessResult r = kforge({"optimize", "--resume", "r-nope", "--store", db.string()});

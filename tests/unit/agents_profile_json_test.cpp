@@ -35,6 +35,9 @@ Profile sample() {
   p.instructions.all = {.total = 100, .fma_zmm = 8, .loads = 20};
   p.instructions.loops = {.total = 20, .fma_zmm = 8, .gathers = 1};
   p.thread_use = {.known = true, .requested = 2, .cpus_busy = 1.01, .faults_per_call = 3};
+  p.stage_times = {.known = true,
+                   .calls = 4,
+                   .stages = {{"C", 0.012, 0.75}, {"Bp", 0.004, 0.25}}};
   p.tags = {.compute_bound = true,
             .not_vectorized = true,
             .serial_when_parallel_requested = true,
@@ -56,6 +59,24 @@ TEST(ProfileJson, RoundTrips) {
   EXPECT_TRUE(back->tags.serial_when_parallel_requested);
   EXPECT_EQ(j["tags"]["not_vectorized"], true);
   EXPECT_EQ(j["findings"][1], "threads: 1 of 2 CPUs busy");
+  ASSERT_EQ(back->stage_times.stages.size(), 2u);
+  EXPECT_EQ(back->stage_times.stages[1].stage, "Bp");
+  EXPECT_EQ(j["stage_times"]["stages"][0]["share"], 0.75);
+}
+
+TEST(ProfileJson, AProfileStoredBeforeStageTimesStillReads) {
+  nlohmann::json j = sample().to_json();
+  j.erase("stage_times");
+  auto p = Profile::from_json(j);
+  ASSERT_TRUE(p.has_value()) << p.error().message();
+  EXPECT_FALSE(p->stage_times.known);
+  EXPECT_TRUE(p->stage_times.stages.empty());
+
+  j = sample().to_json();
+  j["stage_times"]["stages"][1].erase("seconds");
+  p = Profile::from_json(j);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(p.error().message(), "profile: missing field 'stage_times.stages[1].seconds'");
 }
 
 TEST(ProfileJson, ErrorsNameTheField) {

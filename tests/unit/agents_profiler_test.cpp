@@ -295,5 +295,42 @@ TEST(Profiler, UnmeasuredResultSaysSo) {
   EXPECT_TRUE(has_finding(*p, "no roofline position"));
 }
 
+// Stage 8 runs the instrumented build of the candidate's schedule; RMSNorm at its largest test
+// shape keeps that to milliseconds.
+TEST(Profiler, TimePerStageComesFromTheInstrumentedBuildOfTheSchedule) {
+  Task task = rmsnorm_task();
+  task.bench = task.tests.back();
+  RunResult r = measured(0.3, 1.0, 1);
+  r.timing = Timing{.samples = 5, .min_s = 1e-4, .median_s = 1e-4};
+  ProfileOptions o = no_tools();
+  o.schedule = "vectorize y.d 16\n";
+  o.stage_time_s = 0.01;
+  auto p = profile_candidate(task, task.reference_source, r, zen5(), o);
+  ASSERT_TRUE(p.has_value()) << p.error().message();
+  ASSERT_TRUE(p->stage_times.known) << p->stage_times.unavailable;
+  EXPECT_EQ(p->stage_times.calls, 20);  // 0.01 s at 0.1 ms per call, at most 20
+  ASSERT_EQ(p->stage_times.stages.size(), 3u);
+  EXPECT_EQ(p->stage_times.stages[0].stage, "ms_r");
+  EXPECT_EQ(p->stage_times.stages[2].stage, "y");
+  double shares = 0;
+  for (const StageTime& t : p->stage_times.stages) shares += t.share;
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  EXPECT_TRUE(has_finding(*p, "time per stage (instrumented build, 20 calls): ")) << all_findings(*p);
+
+  // Hand-written code has no schedule: nothing attempted, nothing said.
+  o.schedule.reset();
+  p = profile_candidate(task, task.reference_source, r, zen5(), o);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_FALSE(p->stage_times.known);
+  EXPECT_FALSE(has_finding(*p, "time per stage")) << all_findings(*p);
+
+  // A schedule that does not apply is a finding, not a failed profile.
+  o.schedule = "vectorize nosuchstage.d 16\n";
+  p = profile_candidate(task, task.reference_source, r, zen5(), o);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_FALSE(p->stage_times.known);
+  EXPECT_TRUE(has_finding(*p, "time per stage unavailable: ")) << all_findings(*p);
+}
+
 }  // namespace
 }  // namespace kf::agents
