@@ -47,7 +47,7 @@ std::vector<Strategy> make_catalog() {
        "(the micro-kernel of BLAS-style GEMM): each loaded operand vector feeds MR FMAs.",
        "Compute-bound GEMM-like stage far below the FMA peak; loads per FMA above 1.",
        {{"mr", 6, {4, 6, 8}, "rows of the register tile"},
-        {"nr", 32, {16, 32, 48}, "columns of the register tile (a multiple of lanes)"},
+        {"nr", 32, {16, 32, 48, 64}, "columns of the register tile (a multiple of lanes)"},
         lanes},
        moves_register_block},
       {"register_block_epilogue", "Register-block with the epilogue fused",
@@ -61,7 +61,7 @@ std::vector<Strategy> make_catalog() {
        "A GEMM-like reduction or convolution whose only consumer is an elementwise chain ending "
        "in an output; extra passes over an intermediate as large as the output.",
        {{"mr", 8, {4, 6, 8}, "rows of the register tile"},
-        {"nr", 16, {16, 32, 48}, "columns of the register tile (a multiple of lanes)"},
+        {"nr", 16, {16, 32, 48, 64}, "columns of the register tile (a multiple of lanes)"},
         lanes},
        moves_register_block_epilogue},
       {"pack_operand", "Pack an operand panel", StrategyScope::generic,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -620,15 +621,25 @@ Expected<std::vector<double>> time_stages(const Task& task, const std::string& i
   KF_RETURN_IF_ERROR(fill_inputs(task, *inst, **w, 0, o.seed ? o.seed : 0x5eedull));
   RunOutcome warm = (*w)->run(0, 1, o.run_timeout_s);
   if (!warm.ok) return Status::error("the instrumented build: " + warm.message);
-  auto before = (*w)->stage_times();
-  if (!before) return before.error();
-  RunOutcome timed = (*w)->run(0, calls, o.run_timeout_s * calls);
-  if (!timed.ok) return Status::error("the instrumented build: " + timed.message);
-  auto after = (*w)->stage_times();
-  if (!after) return after.error();
+  auto last = (*w)->stage_times();
+  if (!last) return last.error();
+  // Per call, then the median of each stage: one call slowed by the machine's other work (a
+  // shared VM) moves a sum over all calls, not a median.
+  std::vector<std::vector<double>> per_stage(last->size());
+  for (int c = 0; c < calls; ++c) {
+    RunOutcome run = (*w)->run(0, 1, o.run_timeout_s);
+    if (!run.ok) return Status::error("the instrumented build: " + run.message);
+    auto now = (*w)->stage_times();
+    if (!now) return now.error();
+    for (size_t i = 0; i < per_stage.size() && i < now->size(); ++i)
+      per_stage[i].push_back(static_cast<double>((*now)[i] - (*last)[i]) * 1e-9);
+    last = std::move(now);
+  }
   std::vector<double> seconds;
-  for (size_t i = 0; i < after->size() && i < before->size(); ++i)
-    seconds.push_back(static_cast<double>((*after)[i] - (*before)[i]) * 1e-9 / calls);
+  for (auto& v : per_stage) {
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    seconds.push_back(v[v.size() / 2]);
+  }
   return seconds;
 }
 

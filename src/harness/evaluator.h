@@ -70,8 +70,8 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
 
 // The profiler's time per stage: compiles `instrumented_source` (a build with stage timers,
 // generate_instrumented_kernel), runs it in a sandboxed worker at the bench shape (one warm-up
-// call, then `calls` calls on one random input set) and returns the seconds per call of each
-// timed stage, as the build itself counted them. Evidence only: the outputs are not checked and
+// call, then `calls` calls on one random input set) and returns, for each timed stage, the
+// median over the calls of its seconds per call, as the build itself counted them. Evidence only: the outputs are not checked and
 // no verdict comes of it. Fails when the source does not compile, the worker dies, or the build
 // has no stage timers. Uses options.threads, compile, memory, CPU and run limits.
 Expected<std::vector<double>> time_stages(const Task& task, const std::string& instrumented_source,

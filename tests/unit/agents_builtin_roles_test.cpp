@@ -296,7 +296,7 @@ TEST(BuiltinTester, NoSpeedupWhenNotOkOrNoBest) {
 // at mr=8, nr=48, lanes=8 (every other value at least 10% slower per knob).
 struct FakeMeasure {
   std::map<std::string, double> cost_mr = {{"4", 1.3}, {"6", 1.2}, {"8", 1.0}};
-  std::map<std::string, double> cost_nr = {{"16", 1.5}, {"32", 1.2}, {"48", 1.0}};
+  std::map<std::string, double> cost_nr = {{"16", 1.5}, {"32", 1.2}, {"48", 1.0}, {"64", 1.1}};
   std::map<std::string, double> cost_lanes = {{"8", 1.0}, {"16", 1.1}};
   std::vector<std::string> measured;  // recipes, in call order
   std::vector<std::string> origins;
@@ -329,6 +329,30 @@ TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
   EXPECT_EQ(m.origins[0], "autotune:register_block.mr=4");
 }
 
+TEST(BuiltinAutotuner, AWiderTileGivesUpRowsToFitTheRegisterFile) {
+  // 8 x 64 would need 32 accumulators alone: the trial nr = 64 runs as 6 x 64 (24 accumulators,
+  // 4 operand vectors, 1 broadcast: 29 of AVX-512's 32 registers), the tile that wins here.
+  Recipe start = recipe_of({"register_block_epilogue"});
+  start.steps[0].knobs = {{"mr", 8}, {"nr", 32}, {"lanes", 16}};
+  std::vector<std::string> origins, measured;
+  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    measured.push_back(r.to_string());
+    const Knobs& k = r.steps[0].knobs;
+    return k.at("mr") == 6 && k.at("nr") == 64 ? 1.0 : 2.0;
+  };
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step);
+  EXPECT_EQ(best.to_string(), "register_block_epilogue(lanes=16,mr=6,nr=64)");
+  EXPECT_NE(std::find(origins.begin(), origins.end(),
+                      "autotune:register_block_epilogue.nr=64,mr=6"),
+            origins.end());
+  for (const std::string& r : measured)
+    EXPECT_EQ(r.find("mr=8,nr=64"), std::string::npos) << "never measured: " << r;
+  // 8 x 48 fits (24 accumulators + 3 + 1) and is tried as asked.
+  EXPECT_NE(std::find(origins.begin(), origins.end(), "autotune:register_block_epilogue.nr=48"),
+            origins.end());
+}
+
 TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
   const Recipe start = recipe_of({"register_block"});
   for (int budget = 0; budget <= 12; ++budget) {
@@ -357,7 +381,7 @@ TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
 TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
   FakeMeasure m;
   m.cost_mr = {{"4", 1.0}, {"6", 1.0}, {"8", 0.99}};  // 1% is noise
-  m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}};
+  m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}, {"64", 1.0}};
   m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
   const Recipe start = recipe_of({"register_block"});
   Recipe best =

@@ -137,6 +137,40 @@ TestReport BuiltinTester::report(const RunResult& r, const RunResult* best) {
   return t;
 }
 
+namespace {
+
+// A register tile of 16-lane vectors must fit AVX-512's 32 vector registers: MR x NR/16
+// accumulators, NR/16 operand vectors and one broadcast. A trial value that breaks this (nr = 64
+// at mr = 8: 32 accumulators alone) lowers mr to the largest of its choices that fits, so one
+// step of the descent goes from 8 x 32 to 6 x 64; false (skip the trial) when none fits.
+// Narrower vectors are left alone (AVX2 has 16 registers, AVX-512 32 of either width).
+bool fit_register_tile(const Strategy& s, Knobs& knobs) {
+  const Knob* mr = nullptr;
+  int64_t nr = 0, lanes = 0;
+  for (const Knob& k : s.knobs) {
+    auto it = knobs.find(k.name);
+    const int64_t v = it == knobs.end() ? k.initial : it->second;
+    if (k.name == "mr") mr = &k;
+    if (k.name == "nr") nr = v;
+    if (k.name == "lanes") lanes = v;
+  }
+  if (!mr || nr <= 0 || lanes != 16) return true;
+  constexpr int64_t kRegisters = 32;
+  const int64_t vectors = (nr + lanes - 1) / lanes;
+  auto fits = [&](int64_t m) { return m * vectors + vectors + 1 <= kRegisters; };
+  auto it = knobs.find("mr");
+  const int64_t now = it == knobs.end() ? mr->initial : it->second;
+  if (fits(now)) return true;
+  int64_t best = 0;
+  for (int64_t m : mr->values)
+    if (m < now && fits(m)) best = std::max(best, m);
+  if (best == 0) return false;
+  knobs["mr"] = best;
+  return true;
+}
+
+}  // namespace
+
 Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const MeasureFn& measure,
                               int budget, TuneScope scope) {
   // Coordinate descent: one knob at a time, each of its candidate values, keep what is faster
@@ -158,10 +192,15 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
         const int64_t now = it == cur.steps[i].knobs.end() ? k.initial : it->second;
         if (v == now) continue;
         Recipe trial = cur;
-        trial.steps[i].knobs[k.name] = v;
+        Knobs& knobs = trial.steps[i].knobs;
+        knobs[k.name] = v;
+        const Knobs asked = knobs;
+        if (!fit_register_tile(*s, knobs)) continue;
         if (!seen.insert(recipe_identity(trial)).second) continue;
         --budget;
-        auto t = measure(trial, fmt::format("autotune:{}.{}={}", s->id, k.name, v));
+        std::string label = fmt::format("autotune:{}.{}={}", s->id, k.name, v);
+        if (knobs != asked) label += fmt::format(",mr={}", knobs.at("mr"));
+        auto t = measure(trial, label);
         if (t && *t < kMargin * cur_time) {
           cur = trial;
           cur_time = *t;
