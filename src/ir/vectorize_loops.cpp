@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "ir/ir_printer.h"
 #include "ir/ir_visitor.h"
@@ -96,6 +97,11 @@ class Vectorizer : public IRMutator {
   Expr mutate_load(const Load* op, const Expr& e) override {
     if (op->type.is_vector()) fail("a vector load from " + op->buffer + " inside");
     Expr i = mutate(op->index), p = mutate(op->predicate);
+    if (per_lane_.count(op->buffer)) {  // every lane reads its own copy: never masked
+      if (i.type().is_vector() || p.defined())
+        fail("a per-lane buffer " + op->buffer + " indexed by " + var_);
+      return Load::make(op->type.with_lanes(lanes_), op->buffer, i, Expr());
+    }
     // Under a vector condition, a load whose address varies across lanes touches only the
     // active lanes; a uniform load (same address in every lane) stays a scalar load.
     if (predicate_.defined() && (i.type().is_vector() || p.defined())) {
@@ -142,6 +148,16 @@ class Vectorizer : public IRMutator {
   }
   Stmt mutate_store(const Store* op, const Stmt& s) override {
     Expr i = mutate(op->index), v = mutate(op->value), p = mutate(op->predicate);
+    if (per_lane_.count(op->buffer)) {
+      if (i.type().is_vector() || p.defined())
+        fail("a per-lane buffer " + op->buffer + " indexed by " + var_);
+      v = widen(v, lanes_);
+      // Under a vector condition the inactive lanes keep their value.
+      if (predicate_.defined())
+        v = Select::make(predicate_, v,
+                         Load::make(op->value.type().with_lanes(lanes_), op->buffer, i, Expr()));
+      return Store::make(op->buffer, i, v, Expr());
+    }
     if (i.type().is_scalar() && v.type().is_vector()) return reduction(op, i, v, p);
     if (i.type().is_scalar() && predicate_.defined())
       fail("a scalar store to " + op->buffer + " under a vector condition");
@@ -153,8 +169,18 @@ class Vectorizer : public IRMutator {
     if (predicate_.defined()) p = p.defined() ? logical_and(p, predicate_) : predicate_;
     return Store::make(op->buffer, i, widen(v, lanes_), p);
   }
+  // A scalar stack buffer of constant size inside the loop (an inline reduction's accumulator,
+  // acc[1]) gets one copy per lane: a buffer of vectors, read and written a whole element at a
+  // time, so each lane accumulates its own sum in the same order as the scalar loop did.
   Stmt mutate_allocate(const Allocate* op, const Stmt&) override {
-    fail("allocation " + op->name + " inside");
+    if (op->memory != MemoryKind::stack || !as_const_int(op->extent) ||
+        op->element_type.is_vector())
+      fail("allocation " + op->name + " inside");
+    per_lane_.insert(op->name);
+    Stmt b = mutate(op->body);
+    per_lane_.erase(op->name);
+    return Allocate::make(op->name, op->element_type.with_lanes(lanes_), op->extent, op->memory,
+                          b);
   }
   Stmt mutate_if_then_else(const IfThenElse* op, const Stmt& s) override {
     Expr c = mutate(op->condition);
@@ -237,6 +263,7 @@ class Vectorizer : public IRMutator {
   int* mask_count_;                      // numbers the mask variables of the whole pass
   Expr predicate_;                       // the active lanes under vector conditions
   std::map<std::string, Expr> widened_;  // Lets whose value became a vector
+  std::set<std::string> per_lane_;       // scalar buffers allocated inside: one copy per lane
 };
 
 class VectorizeLoops : public IRMutator {

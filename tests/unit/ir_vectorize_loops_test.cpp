@@ -84,13 +84,37 @@ TEST(VectorizeLoops, FallsBackToSerialWithAReason) {
   expect_checks(vec(vloop("j", 3, st)), {"// not vectorized: extent 3 is not a power of two"});
   expect_checks(vec(vloop("j", 8, For::make("k", i64(0), j, ForKind::serial, st))),
                 {"// not vectorized: loop k has bounds that depend on j"});
-  expect_checks(vec(vloop("j", 8, Allocate::make("t", Type::f32(), i64(8), MemoryKind::stack, st))),
+  expect_checks(vec(vloop("j", 8, Allocate::make("t", Type::f32(), i64(8), MemoryKind::heap, st))),
                 {"// not vectorized: allocation t inside"});
+  // A per-lane buffer must not be indexed by the vectorized variable.
+  expect_checks(vec(vloop("j", 8, Allocate::make("t", Type::f32(), i64(8), MemoryKind::stack,
+                                                 Store::make("t", j, f32(0))))),
+                {"// not vectorized: a per-lane buffer t indexed by j"});
   expect_checks(
       vec(vloop("j", 8, Store::make("y", i64(0), fload("y", i64(1)) + fload("x", j)))),
       {"// not vectorized: a vector value stored to a scalar index of y (not a reduction)"});
   expect_checks(vec(vloop("j", 8, IfThenElse::make(lt(j, n), Store::make("y", i64(0), f32(1))))),
                 {"// not vectorized: a scalar store to y under a vector condition"});
+}
+
+// An inline reduction's accumulator allocated inside the loop (o[i, d] = sum(j: p[i, j] *
+// v[j, d]) / den[i], vectorized along d): one accumulator per lane, a buffer of vectors.
+TEST(VectorizeLoops, AScalarAccumulatorInsideGetsOneCopyPerLane) {
+  Expr d = ivar("d"), k = ivar("k"), n = ivar("n");
+  Stmt body = Block::make(
+      {Store::make("acc", i64(0), f32(0)),
+       For::make("k", i64(0), n, ForKind::serial,
+                 Store::make("acc", i64(0),
+                             fload("acc", i64(0)) + fload("p", k) * fload("v", k * 16 + d))),
+       Store::make("o", d, fload("acc", i64(0)) / fload("den", i64(0)))});
+  Stmt s = vloop("d", 16, Allocate::make("acc", Type::f32(), i64(1), MemoryKind::stack, body));
+  expect_checks(vec(s), {"allocate acc: f32x16[1] on stack {", "acc[0] = x16(0.0f)",
+                         "acc[0] = acc[0] + x16(p[k])*v[ramp(k*16, 1, 16)]",
+                         "o[ramp(0, 1, 16)] = acc[0]/x16(den[0])"});
+  // Under a vector condition the inactive lanes keep their value.
+  Stmt c = vloop("d", 8, Allocate::make("acc", Type::f32(), i64(1), MemoryKind::stack,
+                                        IfThenElse::make(lt(d, n), Store::make("acc", i64(0), f32(1)))));
+  expect_checks(vec(c), {"acc[0] = select(d.mask0, x8(1.0f), acc[0])"});
 }
 
 TEST(VectorizeLoops, NestedVectorizedLoopsVectorizeTheInnerOne) {
