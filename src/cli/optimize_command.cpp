@@ -21,7 +21,8 @@ struct OptimizeArgs {
   double sim_latency = 0;
   double min_time = 0.3;
   int tune_budget = 8;
-  bool no_final = false, no_profile = false, stage_times = false, quiet = false;
+  bool no_final = false, no_profile = false, stage_times = false, remeasure = false;
+  bool quiet = false;
 };
 
 Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
@@ -58,6 +59,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.final_run = !a.no_final;
     o.profile = !a.no_profile;
     o.stage_times = a.stage_times;
+    o.remeasure = a.remeasure;
     r = optimize(o, **store);
   }
   if (!r) {
@@ -98,6 +100,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--stage-times", a->stage_times,
                 "Profile each new best's time per stage too (an instrumented build: a compile "
                 "and ~1 s of calls per best)");
+  cmd->add_flag("--remeasure", a->remeasure,
+                "Measure every candidate afresh instead of reading back the store's measurements "
+                "from earlier runs");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
 }

@@ -47,6 +47,17 @@ class Loop {
   bool budget_left() const {
     return evals_ < o_.budget_evals && now_s() - started_ < o_.budget_time_s;
   }
+  // Evaluations the budget still allows: the count left, or fewer when the time left at this
+  // run's average time per evaluation allows fewer.
+  int evals_left() const {
+    int left = o_.budget_evals - evals_;
+    const double elapsed = now_s() - started_;
+    if (evals_ > 0 && elapsed > 0) {
+      const double by_time = (o_.budget_time_s - elapsed) / (elapsed / evals_);
+      if (by_time < left) left = std::max(0, static_cast<int>(by_time));
+    }
+    return left;
+  }
   void say(const std::string& line) const {
     if (o_.progress) o_.progress(line);
   }
@@ -112,6 +123,7 @@ Status Loop::setup() {
     judge_ = recording_.get();
   }
   task_identity_ = task_.name + ":" + task_.content_hash();
+  if (o_.remeasure) task_identity_ += ":run:" + run_id_;  // keys of this run's own measurements
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
   if (resuming_) {
     auto a = store_.next_attempt_seq(run_id_);
@@ -396,8 +408,10 @@ Expected<OptimizeResult> Loop::run() {
     best_result_ = *r;
     tried.clear();
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
-    // Tune the knobs of the recipe that just won.
-    auto tuned = tune_best(std::min(o_.tune_budget, o_.budget_evals - evals_),
+    // Tune the knobs of the recipe that just won, with at most a third of what is left: a small
+    // budget spent on one strategy's knobs would leave none for the strategies after it (on
+    // attention, the P @ V stage's vectorization came after the scores' tile).
+    auto tuned = tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
                            agents::TuneScope::newest_step);
     if (!tuned) return tuned.error();
   }
@@ -435,6 +449,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
           {"tune_budget", tune_budget},     {"final_run", final_run},
           {"profile", profile},             {"seed", seed},
+          {"stage_times", stage_times},     {"remeasure", remeasure},
           {"simulate", simulate},           {"record", record},
           {"sim_latency_s", sim_latency_s}};
 }
@@ -456,6 +471,8 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.tune_budget = j.value("tune_budget", o.tune_budget);
     o.final_run = j.value("final_run", o.final_run);
     o.profile = j.value("profile", o.profile);
+    o.stage_times = j.value("stage_times", o.stage_times);
+    o.remeasure = j.value("remeasure", o.remeasure);
     o.seed = j.value("seed", o.seed);
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());

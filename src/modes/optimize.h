@@ -48,12 +48,17 @@ struct OptimizeOptions {
   double min_time_s = 0.3;        // measured time per candidate during the search
   double final_min_time_s = 1.0;  // and in the final side-by-side run
   double stop_fraction = 0.85;    // stop when the best reaches this fraction of the roofline
-  int tune_budget = 8;            // autotuner evaluations after each accepted strategy
+  int tune_budget = 8;            // autotuner evaluations after each accepted strategy (at most
+                                  // a third of the evaluations the budget has left)
   bool final_run = true;          // time best, reference and baseline side by side at the end
   bool profile = true;            // compiler report and disassembly for the planner
   // Also the time per stage of each new best, from an instrumented build of its schedule: a
   // compile and ~1 s of calls per best, which a short budget cannot spare, so off by default.
   bool stage_times = false;
+  // Measure every candidate afresh: evaluations stored by earlier runs (same candidate, task,
+  // machine and threads) are not read back. The run's own still are, so a resumed run repeats
+  // no measurement.
+  bool remeasure = false;
   uint64_t seed = 0;              // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.

@@ -319,6 +319,46 @@ TEST_F(OptimizeLoop, SimulationReplaysTheSameDecisions) {
             (*store_->attempts(result_->run_id))[0].evaluation_key);
 }
 
+// A second run on the same store reads the first one's measurements back; with remeasure it
+// measures every candidate again (and its own measurements stay apart from the first's).
+TEST_F(OptimizeLoop, ASecondRunReusesMeasurementsUnlessAskedToRemeasure) {
+  MemoryStore s;
+  auto first = simulate(s, "reuse1");
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_EQ(first->reused, 0);
+  auto again = simulate(s, "reuse2");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->reused, again->evaluations);
+  OptimizeOptions o = small_options("reuse3");
+  o.simulate = recording_->string();
+  o.remeasure = true;
+  auto fresh = optimize(o, s);
+  ASSERT_TRUE(fresh) << fresh.error().message();
+  EXPECT_EQ(fresh->reused, 0);
+  EXPECT_EQ(fresh->evaluations, first->evaluations);
+  EXPECT_EQ(fresh->best.key, first->best.key);
+}
+
+// With a small budget the autotuner gets at most a third of what is left after each accepted
+// strategy, so it cannot spend the whole budget on the first strategy's knobs.
+TEST_F(OptimizeLoop, ASmallBudgetIsNotSpentOnOneStrategysKnobs) {
+  MemoryStore s;
+  OptimizeOptions o = small_options("small_budget");
+  o.simulate = recording_->string();
+  o.budget_evals = 8;
+  o.tune_budget = 8;
+  auto r = optimize(o, s);
+  ASSERT_TRUE(r) << r.error().message();
+  int streak = 0, longest = 0, tunes = 0;
+  for (const Step& st : steps_of(s, r->run_id)) {
+    streak = st.kind == "tune" ? streak + 1 : 0;
+    tunes += st.kind == "tune";
+    longest = std::max(longest, streak);
+  }
+  EXPECT_GE(tunes, 1) << "the winning strategy is still tuned";
+  EXPECT_LE(longest, 2) << "8 evaluations: baseline and a plan leave 6, a third of that is 2";
+}
+
 TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   const std::vector<Step> real = steps_of(*store_, result_->run_id);
   MemoryStore s;
@@ -633,6 +673,8 @@ TEST(OptimizeOptionsJson, RoundTrip) {
   o.simulate = "a.jsonl";
   o.record = "b.jsonl";
   o.sim_latency_s = 0.25;
+  o.stage_times = true;
+  o.remeasure = true;
   auto back = OptimizeOptions::from_json(nlohmann::json::parse(o.to_json().dump()));
   ASSERT_TRUE(back) << back.error().message();
   EXPECT_EQ(back->to_json(), o.to_json());
