@@ -121,11 +121,15 @@ class OptimizeLoop : public ::testing::Test {
     ASSERT_NE(result_, nullptr);
   }
 
-  // A simulated run of the recording on a fresh store.
-  static Expected<OptimizeResult> simulate(MemoryStore& store, const std::string& name) {
+  // small_options replaying the recording instead of judging.
+  static OptimizeOptions simulated(const std::string& name) {
     OptimizeOptions o = small_options(name);
     o.simulate = recording_->string();
-    return optimize(o, store);
+    return o;
+  }
+  // A simulated run of the recording on a fresh store.
+  static Expected<OptimizeResult> simulate(MemoryStore& store, const std::string& name) {
+    return optimize(simulated(name), store);
   }
 
   static MemoryStore* store_;
@@ -329,8 +333,7 @@ TEST_F(OptimizeLoop, ASecondRunReusesMeasurementsUnlessAskedToRemeasure) {
   auto again = simulate(s, "reuse2");
   ASSERT_TRUE(again) << again.error().message();
   EXPECT_EQ(again->reused, again->evaluations);
-  OptimizeOptions o = small_options("reuse3");
-  o.simulate = recording_->string();
+  OptimizeOptions o = simulated("reuse3");
   o.remeasure = true;
   auto fresh = optimize(o, s);
   ASSERT_TRUE(fresh) << fresh.error().message();
@@ -343,8 +346,7 @@ TEST_F(OptimizeLoop, ASecondRunReusesMeasurementsUnlessAskedToRemeasure) {
 // strategy, so it cannot spend the whole budget on the first strategy's knobs.
 TEST_F(OptimizeLoop, ASmallBudgetIsNotSpentOnOneStrategysKnobs) {
   MemoryStore s;
-  OptimizeOptions o = small_options("small_budget");
-  o.simulate = recording_->string();
+  OptimizeOptions o = simulated("small_budget");
   o.budget_evals = 8;
   o.tune_budget = 8;
   auto r = optimize(o, s);
@@ -362,8 +364,7 @@ TEST_F(OptimizeLoop, ASmallBudgetIsNotSpentOnOneStrategysKnobs) {
 TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   const std::vector<Step> real = steps_of(*store_, result_->run_id);
   MemoryStore s;
-  OptimizeOptions o = small_options("sim_prefix");
-  o.simulate = recording_->string();
+  OptimizeOptions o = simulated("sim_prefix");
   o.budget_evals = 1;
   auto r = optimize(o, s);
   ASSERT_TRUE(r) << r.error().message();
@@ -381,8 +382,7 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   // knobs of every step of the best recipe once (the trailing tune attempts), finds nothing
   // faster, and stops with the recorded best.
   MemoryStore s;
-  OptimizeOptions o = small_options("sim_exhausted");
-  o.simulate = recording_->string();
+  OptimizeOptions o = simulated("sim_exhausted");
   o.budget_evals = 200;
   o.tune_budget = 3;
   std::vector<std::string> lines;
@@ -535,8 +535,7 @@ TEST_F(OptimizeLoop, ResumeAfterDyingAtAnyWriteReachesTheSameRun) {
   {
     MemoryStore mem;
     DyingStore never(mem, std::numeric_limits<int>::max());
-    OptimizeOptions o = small_options("sim_dying");
-    o.simulate = recording_->string();
+    OptimizeOptions o = simulated("sim_dying");
     ASSERT_TRUE(optimize(o, never));
     ops = never.writes();
   }
@@ -549,8 +548,7 @@ TEST_F(OptimizeLoop, ResumeAfterDyingAtAnyWriteReachesTheSameRun) {
   for (int die_at : points) {
     MemoryStore mem;
     DyingStore dying(mem, die_at);
-    OptimizeOptions o = small_options("sim_dying");
-    o.simulate = recording_->string();
+    OptimizeOptions o = simulated("sim_dying");
     auto r = optimize(o, dying);
     ASSERT_FALSE(r) << "die at write " << die_at << " of " << ops.size();
     ASSERT_NE(r.error().message().find("killed"), std::string::npos) << "die at write " << die_at;
