@@ -97,6 +97,18 @@ Stmt substitute(const std::map<std::string, Expr>& replacements, const Stmt& s) 
   return Substitute(replacements).mutate(s);
 }
 
+bool expr_has_load(const Expr& e) {
+  class HasLoad : public IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void visit_load(const Load*) override { found = true; }
+  } v;
+  v.visit(e);
+  return v.found;
+}
+
 bool expr_uses_var(const Expr& e, const std::string& name) {
   UsesVar v(name);
   v.visit(e);

@@ -177,6 +177,10 @@ Expr ExprLowerer::access(const te::Expr& e) {
     }
   }
   if (!flat.defined()) flat = ir::i64(0);
+  if (e.ref.kind == RefKind::stage) {
+    const BufferView& v = b_.stage_view(e.ref.index);
+    if (v.offset.defined()) flat = flat + v.offset;
+  }
   const Type vt = value_type(task_, e.type);
   Expr v = convert(load(storage, buffer, flat, cond), vt);
   if (!cond.defined()) return v;

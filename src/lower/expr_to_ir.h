@@ -43,6 +43,7 @@ struct BufferView {
   std::string name;
   ir::Type storage = ir::Type::f32();
   std::vector<ir::Expr> mins, strides;
+  ir::Expr offset;           // added to every index when defined (one half of a double buffer)
   std::string value_buffer;  // argmax/argmin stages: the buffer of best values ("" otherwise)
 };
 

@@ -47,6 +47,9 @@ struct NestContext {
   int tails = 0;         // tail copies of partitioned loops this point is nested in
   bool in_tail = false;  // tails > kFullTailNesting: keep code compact (no more partitions)
   bool where_full = false;  // the stage's reduction predicate is known true here
+  // Serial loops whose every iteration runs, in order, as a For from 0: leaf -> trip count.
+  // A producer computed at one of them may be double buffered (filled an iteration ahead).
+  std::map<std::string, ir::Expr> trips;
 };
 
 struct Extent {

@@ -78,6 +78,8 @@ class InsertPrefetches : public ir::IRMutator {
       for (const std::string& b : c.bound)
         if (ir::expr_uses_var(at, b)) free = false;
       if (!free) continue;
+      // A gathered address (x[idx[i + d]]) would read idx ahead of the loop, possibly past its end.
+      if (ir::expr_has_load(at)) continue;
       at = ir::simplify(at);
       if (!seen.insert(load->buffer + "[" + ir::to_string(at) + "]").second) continue;
       hints.push_back(ir::Prefetch::make(load->buffer, at));

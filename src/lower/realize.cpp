@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
+#include "ir/ir_visitor.h"
 #include "ir/simplify.h"
+#include "ir/substitute.h"
 #include "lower/loop_tree.h"
 #include "lower/region.h"
 #include "support/check.h"
@@ -183,8 +188,10 @@ class Realizer {
       const Expr main = ir::simplify(e / f);
       NestContext full = ctx, tail = ctx;
       full.where_full = true;
+      if (ext.exact) full.trips[loop.name] = main;
       enter_tail(tail);
-      Stmt m = ir::For::make(name, ir::i64(0), main, ir::ForKind::serial, body(full, Expr(), ext.exact));
+      Stmt m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, ir::ForKind::serial,
+                                                body(full, Expr(), ext.exact)));
       ++tail_depth_;
       Stmt t = ir::IfThenElse::make(ir::lt(main * f, e),
                                     ir::LetStmt::make(name, main, body(tail, Expr(), ext.exact)));
@@ -200,7 +207,8 @@ class Realizer {
       NestContext full = ctx;
       full.full.insert(sp);
       const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
-      Stmt m = ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact));
+      if (fk == ir::ForKind::serial && ext.exact) full.trips[loop.name] = main;
+      Stmt m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact)));
       NestContext tail = ctx;
       enter_tail(tail);
       ++tail_depth_;
@@ -216,7 +224,20 @@ class Realizer {
         return ir::For::make(name, ir::i64(0), ext.expr, ir::ForKind::unrolled, body(ctx, Expr(), ext.exact));
     }
     const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
-    return ir::For::make(name, ir::i64(0), ext.expr, fk, body(ctx, Expr(), ext.exact));
+    NestContext c = ctx;
+    if (fk == ir::ForKind::serial && ext.exact) c.trips[loop.name] = ext.expr;
+    return with_hoisted(name, ir::For::make(name, ir::i64(0), ext.expr, fk, body(c, Expr(), ext.exact)));
+  }
+
+  // `loop` wrapped in the allocations that double-buffered producers inside it hoisted out of
+  // its body (their two copies live across its iterations).
+  Stmt with_hoisted(const std::string& loop_var, Stmt loop) {
+    auto it = hoisted_.find(loop_var);
+    if (it == hoisted_.end()) return loop;
+    for (const Hoisted& h : it->second)
+      loop = ir::Allocate::make(h.name, h.type, h.size, ir::MemoryKind::heap, loop);
+    hoisted_.erase(it);
+    return loop;
   }
 
   template <typename Body>
@@ -320,6 +341,8 @@ class Realizer {
       }
       for (const std::string& p : r.tree->parents_of(n)) frontier.push_back(p);
     }
+    // A guarded iteration may not run: nothing computed here may rely on the previous one.
+    if (!conds.empty()) ctx.trips.erase(loop.name);
     Stmt inner;
     std::vector<int> producers;
     if (!init)
@@ -364,6 +387,10 @@ class Realizer {
     }
     BufferView v = make_view(P, ps.name, alloc, named.min);
     const Expr size = product(alloc);
+    if (ps.double_buffer) {
+      std::optional<Stmt> db = double_buffered(producers, i, at, rest, R, named, lets, v);
+      if (db) return *db;
+    }
     auto bytes = ir::as_const_int(size);
     const bool stack = constant && bytes && *bytes * v.storage.bytes() <= o_.max_stack_bytes;
     views_[P] = v;
@@ -392,6 +419,7 @@ class Realizer {
       Expr off = ir::is_const(v.mins[d], 0) ? vals[d] : vals[d] - v.mins[d];
       idx = idx + (ir::is_const(v.strides[d], 1) ? off : off * v.strides[d]);
     }
+    if (v.offset.defined()) idx = idx + v.offset;
     idx = ir::simplify(idx);
     const ir::Type vt = value_type(*p_.task, s.type);
     const te::ReduceOp op = s.body.reduce_op;
@@ -438,6 +466,146 @@ class Realizer {
     if (s.where && !ctx.where_full) st = ir::IfThenElse::make(el.lower(*s.where), st);
     return with_preludes(el.take_preludes(), st);
   }
+
+  // Producer P computed at the serial loop L (from 0, every iteration runs in order), filled one
+  // iteration ahead into the other half of a buffer of two copies (hoisted around L):
+  //   if (L == 0) fill copy 0 for iteration 0
+  //   row = 0
+  //   ... consumers; in every EVERY-th iteration of the double_buffer loop:
+  //         if (L + 1 < trip && row < rows) { fill row `row` of copy (L+1)&1; prefetch the inputs
+  //         of row + kRowsAhead; ++row }
+  //   if (L + 1 < trip) fill the rows left of copy (L+1)&1
+  // nullopt (the caller fills P in place) when L is not such a loop or P's extent moves with L.
+  std::optional<Stmt> double_buffered(const std::vector<int>& producers, size_t i, const NestPoint& at,
+                                      const std::function<Stmt()>& rest, const Region& R,
+                                      const Region& named,
+                                      const std::vector<std::pair<std::string, Expr>>& lets,
+                                      BufferView v) {
+    const int P = producers[i];
+    const sched::Stage& ps = p_.stages[P];
+    const sched::Stage& host = p_.stages[at.stage];
+    const std::string leaf = host.loops[at.loop].name;
+    auto trip = at.ctx.trips.find(leaf);
+    if (trip == at.ctx.trips.end() || host.loops[at.loop].kind != LoopKind::serial) return std::nullopt;
+    const std::string lvar = at.tree->var_name(leaf);
+    std::vector<Expr> extent;
+    for (size_t d = 0; d < R.extent.size(); ++d) {
+      if (ir::expr_uses_var(R.extent[d], lvar)) return std::nullopt;
+      extent.push_back(R.nominal[d] ? ir::i64(*R.nominal[d]) : R.extent[d]);
+    }
+    const Expr copy = product(extent);
+    const Expr l = var(lvar), n = trip->second;
+    v.offset = ir::simplify((l % ir::i64(2)) * copy);
+    views_[P] = v;
+    const Stmt fill = realize(P, named, v);
+    Stmt body = inject(producers, i + 1, at, rest);
+    views_.erase(P);
+    hoisted_[lvar].push_back({v.name, v.storage, ir::simplify(copy * ir::i64(2))});
+
+    // The next iteration's fill, split into its outermost loop's rows.
+    const Stmt next = ir::substitute(lvar, l + ir::i64(1), fill);
+    const Expr has_next = ir::lt(l + ir::i64(1), n);
+    const ir::For* rows = next.as<ir::For>();
+    std::vector<Stmt> parts;
+    parts.push_back(ir::IfThenElse::make(ir::eq(l, ir::i64(0)),
+                                         ir::ProducerConsumer::make(ps.name, true, fill)));
+    if (!rows || rows->for_kind != ir::ForKind::serial) {
+      parts.push_back(body);
+      parts.push_back(ir::IfThenElse::make(has_next, next));
+    } else {
+      const std::string cursor = names_.fresh(ps.name + ".row");
+      const Expr done = ir::Load::make(ir::Type::i64(), cursor, ir::i64(0));
+      const std::string row = names_.fresh(ps.name + ".next_row");
+      const Expr r = var(row);
+      const Stmt step = ir::LetStmt::make(
+          row, rows->min + done,
+          ir::Block::make({ir::substitute(rows->name, r, rows->body),
+                           input_prefetches(ir::substitute(rows->name, r + ir::i64(kRowsAhead), rows->body)),
+                           ir::Store::make(cursor, ir::i64(0), done + ir::i64(1))}));
+      const sched::DoubleBuffer& db = *ps.double_buffer;
+      const std::string carrier = db.stage + "." + db.loop;
+      const Stmt one = ir::IfThenElse::make(
+          ir::eq(ir::Var::make(ir::Type::i64(), carrier) % ir::i64(db.every), ir::i64(0)),
+          ir::IfThenElse::make(ir::logical_and(has_next, ir::lt(done, rows->extent)), step));
+      parts.push_back(ir::Store::make(cursor, ir::i64(0), ir::i64(0)));
+      parts.push_back(InsertAtLoop(carrier, one).mutate(body));
+      const std::string left = names_.fresh(ps.name + ".rows_done");
+      const Expr lv = ir::Var::make(ir::Type::i64(), left);
+      parts.push_back(ir::IfThenElse::make(
+          has_next, ir::LetStmt::make(left, done,
+                                      ir::For::make(rows->name, rows->min + lv, rows->extent - lv,
+                                                    ir::ForKind::serial, rows->body))));
+      Stmt all = ir::Block::make(parts);
+      all = ir::Allocate::make(cursor, ir::Type::i64(), ir::i64(1), ir::MemoryKind::stack, all);
+      for (size_t k = lets.size(); k-- > 0;) all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
+      return all;
+    }
+    Stmt all = ir::Block::make(parts);
+    for (size_t k = lets.size(); k-- > 0;) all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
+    return all;
+  }
+
+  // Inserts `step` at the top of the body of every serial or unrolled loop named `loop` that no
+  // parallel or vectorized loop encloses (the step updates one cursor: it runs once per
+  // iteration, on one thread, in order).
+  class InsertAtLoop : public ir::IRMutator {
+   public:
+    InsertAtLoop(std::string loop, Stmt step) : loop_(std::move(loop)), step_(std::move(step)) {}
+    Stmt mutate_for(const ir::For* op, const Stmt& s) override {
+      const bool serial = op->for_kind == ir::ForKind::serial || op->for_kind == ir::ForKind::unrolled;
+      outside_ += !serial;
+      Stmt inner = ir::IRMutator::mutate_for(op, s);
+      outside_ -= !serial;
+      if (op->name != loop_ || !serial || outside_ > 0) return inner;
+      const ir::For* f = inner.as<ir::For>();
+      return ir::For::make(f->name, f->min, f->extent, f->for_kind, ir::Block::make({step_, f->body}));
+    }
+
+   private:
+    std::string loop_;
+    Stmt step_;
+    int outside_ = 0;  // enclosing parallel or vectorized loops
+  };
+
+  // Prefetches of the task inputs that `s` loads (the stores and their values dropped).
+  Stmt input_prefetches(const Stmt& s) const {
+    class ToPrefetch : public ir::IRMutator {
+     public:
+      explicit ToPrefetch(const Task& t) {
+        for (const auto& in : t.inputs) inputs_.insert(in.name);
+      }
+      Stmt mutate_store(const ir::Store* op, const Stmt&) override {
+        class Loads : public ir::IRVisitor {
+         public:
+          explicit Loads(const std::set<std::string>& in) : in_(in) {}
+          std::vector<Stmt> hints;
+          void visit_load(const ir::Load* load) override {
+            // Not a gathered address: computing it would read an index array rows ahead.
+            if (in_.count(load->buffer) && !ir::expr_has_load(load->index))
+              hints.push_back(ir::Prefetch::make(load->buffer, load->index));
+            ir::IRVisitor::visit_load(load);
+          }
+
+         private:
+          const std::set<std::string>& in_;
+        } loads(inputs_);
+        loads.visit(op->value);
+        return ir::Block::make(std::move(loads.hints));  // empty when it reads no input
+      }
+
+     private:
+      std::set<std::string> inputs_;
+    };
+    return ToPrefetch(*p_.task).mutate(s);
+  }
+
+  struct Hoisted {
+    std::string name;
+    ir::Type type;
+    Expr size;
+  };
+  std::map<std::string, std::vector<Hoisted>> hoisted_;  // by loop variable
+  static constexpr int64_t kRowsAhead = 4;
 
   const sched::Pipeline& p_;
   RealizeOptions o_;

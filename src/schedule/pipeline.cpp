@@ -299,6 +299,9 @@ std::string Pipeline::to_string() const {
       case ComputeKind::at: os << "at " << s.compute.stage << "." << s.compute.loop; break;
     }
     if (s.nontemporal) os << "\n  stores: nontemporal";
+    if (s.double_buffer)
+      os << "\n  double buffered: a row every " << s.double_buffer->every << " iterations of "
+         << s.double_buffer->stage << "." << s.double_buffer->loop;
     os << "\n";
   }
   return os.str();

@@ -73,6 +73,16 @@ struct WhereSplit {
   te::Expr extent;
 };
 
+// A stage computed at a serial loop L, produced one iteration of L ahead into a second buffer:
+// while iteration i consumes its copy, the copy for i + 1 is filled one row (one iteration of the
+// stage's outermost loop) every `every` iterations of `stage`.`loop`, with the next rows' inputs
+// prefetched; whatever is left is filled at the end of iteration i. A packed operand's reads of
+// memory then overlap the compute that uses the previous one.
+struct DoubleBuffer {
+  std::string stage, loop;  // the loop (of a stage inside L) that carries the rows
+  int64_t every = 32;
+};
+
 struct Stage {
   // What it computes.
   std::string name;
@@ -93,6 +103,7 @@ struct Stage {
   ComputeLoc compute;
   std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
   bool nontemporal = false;             // outputs: full-vector stores bypass the caches
+  std::optional<DoubleBuffer> double_buffer;
 
   // The reduction variables that are loops (the top reduce node's rvars); empty if pure.
   const std::vector<int>& loop_rvars() const;

@@ -54,6 +54,7 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim);
 Status apply_reorder_storage(Pipeline& p, const Primitive& prim);
 Status apply_nontemporal(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
+Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 
 // A name for a new stage: fails if taken by a stage or a tensor of the task.
 Status check_new_stage_name(const Pipeline& p, const std::string& name);

@@ -70,6 +70,7 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::cache_read, 4},     {PrimitiveKind::cache_write, 5},
       {PrimitiveKind::rfactor, 5},        {PrimitiveKind::reorder_storage, 2},
       {PrimitiveKind::nontemporal, 3},   {PrimitiveKind::prefetch, 3},
+      {PrimitiveKind::double_buffer, 4},
   };
   static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
   static const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
@@ -151,6 +152,15 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     case PrimitiveKind::nontemporal: return make(kind, {s.name});
     case PrimitiveKind::prefetch:
       return make(kind, {ref(loop()), std::to_string(rng.pick(factors) * 16)});
+    case PrimitiveKind::double_buffer: {
+      // The rows go into a loop of any live stage; apply_primitive rejects what cannot work.
+      if (live.empty()) break;
+      const Stage& c = p.stages[rng.pick(live)];
+      if (c.loops.empty()) break;
+      static const std::vector<int64_t> every = {1, 2, 4, 32};
+      return make(kind, {s.name, c.name + "." + rng.pick(c.loops).name,
+                         std::to_string(rng.pick(every))});
+    }
     case PrimitiveKind::reorder_storage: {
       if (s.vars.size() < 2) break;
       std::vector<std::string> args = {s.name};

@@ -379,4 +379,31 @@ Status apply_nontemporal(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_double_buffer(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], false);
+  if (!si) return si.error();
+  Stage& s = p.stages[*si];
+  if (s.compute.kind != ComputeKind::at)
+    return Status::error("double_buffer needs " + s.name +
+                         " computed at a loop (compute_at first): it fills the copy for that "
+                         "loop's next iteration");
+  if (s.reduction || s.loops.empty())
+    return Status::error("double_buffer needs a pure stage filled row by row; " + s.name +
+                         (s.reduction ? " is a reduction" : " has no loops"));
+  auto at = find_loop(p, prim.args[1]);
+  if (!at) return at.error();
+  if (at->first == *si)
+    return Status::error("double_buffer " + s.name + ": the rows go into a loop of a stage that "
+                         "runs inside " + s.compute.stage + "." + s.compute.loop + ", not of " +
+                         s.name + " itself");
+  int64_t every = 32;
+  if (prim.args.size() > 2) every = std::stoll(prim.args[2]);
+  if (every < 1 || every > 4096 || (every & (every - 1)) != 0)
+    return Status::error("double_buffer EVERY must be a power of two in 1..4096, got " +
+                         std::to_string(every));
+  const Stage& c = p.stages[at->first];
+  s.double_buffer = DoubleBuffer{c.name, c.loops[at->second].name, every};
+  return ok_status();
+}
+
 }  // namespace kf::sched::detail

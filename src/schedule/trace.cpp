@@ -56,6 +56,8 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::nontemporal, "nontemporal", {A::name}, 0, false, "nontemporal STAGE"},
       {PrimitiveKind::prefetch, "prefetch", {A::loop_ref, A::integer}, 0, false,
        "prefetch STAGE.LOOP DISTANCE"},
+      {PrimitiveKind::double_buffer, "double_buffer", {A::name, A::loop_ref, A::integer}, 1, false,
+       "double_buffer STAGE CONSUMER.LOOP [EVERY]"},
   };
   return table;
 }
