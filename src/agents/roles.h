@@ -52,7 +52,7 @@ struct PlanInput {
   Evidence evidence;
   std::set<std::string> tried;  // strategies already tried from this best (no gain or refused)
   MoveContext ctx;
-  double stop_fraction = 0.85;  // stop when the best is this close to the roofline
+  double stop_fraction = 0.9;  // stop when the best is this close to the roofline
 };
 
 class Planner {

@@ -70,6 +70,16 @@ std::vector<Strategy> make_catalog() {
        "L1/L2 and never strides across rows or pages.",
        "Register-blocked GEMM below ~70% of peak; strided or transposed operand (W[o, i]).",
        {lanes}, moves_pack_operand},
+      {"double_buffer_pack", "Double-buffer the packed panel", StrategyScope::generic,
+       "Fill the next column tile's packed panel while the micro-kernel runs on this one: two "
+       "copies of the panel, one row of the next filled every few iterations of the "
+       "micro-kernel's reduction loop with its inputs prefetched a few rows ahead, the rest at "
+       "the end of the tile. The panel's reads from memory (strided rows, page after page) "
+       "overlap the FMAs instead of stalling before each tile.",
+       "Register-blocked, packed kernel that is compute-bound but below ~92% of peak; a panel "
+       "pack per column tile whose operand is far larger than the caches (weights).",
+       {{"every", 32, {8, 16, 32, 64}, "micro-kernel iterations per panel row filled"}},
+       moves_double_buffer},
       {"unroll_reduction", "Unroll the reduction loop", StrategyScope::generic,
        "Unroll the micro-kernel's reduction loop to cut loop overhead and let the compiler "
        "schedule loads ahead of the FMAs.",

@@ -21,6 +21,7 @@ struct OptimizeArgs {
   double sim_latency = 0;
   double min_time = 0.3;
   int tune_budget = 8;
+  double stop_at = OptimizeOptions{}.stop_fraction;
   bool no_final = false, no_profile = false, stage_times = false, remeasure = false;
   bool quiet = false;
 };
@@ -56,6 +57,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.sim_latency_s = a.sim_latency;
     o.min_time_s = a.min_time;
     o.tune_budget = a.tune_budget;
+    o.stop_fraction = a.stop_at;
     o.final_run = !a.no_final;
     o.profile = !a.no_profile;
     o.stage_times = a.stage_times;
@@ -95,6 +97,9 @@ void add_optimize_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--tune-budget", a->tune_budget, "Autotuner evaluations per accepted strategy")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--stop-at", a->stop_at,
+                  "Stop once the best reaches this fraction of the roofline (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_flag("--no-profile", a->no_profile, "Skip the compiler report and disassembly");
   cmd->add_flag("--stage-times", a->stage_times,

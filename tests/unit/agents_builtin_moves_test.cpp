@@ -194,6 +194,38 @@ TEST_F(Tasks, PackOperandTransposesAnOutMajorWeight) {
                   "compute_at W_pk y_r.o.o"});
 }
 
+TEST_F(Tasks, DoubleBufferPackFillsTheNextPanelFromTheTilesReductionLoop) {
+  EXPECT_EQ(propose("double_buffer_pack", default_pipeline(*gemm_)), Lines{}) << "no pack yet";
+  const std::string packed = register_block_text(*gemm_) +
+                             "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\nvectorize B_pk.j 16\n";
+  EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed)),
+            Lines{"B_pk: double_buffer B_pk C_acc.k 32"});
+  EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed), 1, {{"every", 16}}),
+            Lines{"B_pk: double_buffer B_pk C_acc.k 16"});
+  EXPECT_EQ(propose("double_buffer_pack",
+                    scheduled(*gemm_, packed + "double_buffer B_pk C_acc.k 32\n")),
+            Lines{})
+      << "double buffered already";
+  EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed + "parallel C.j.o\n")), Lines{})
+      << "the panels of a parallel loop are not filled in order by one thread";
+  // 09: the gate's and the up projection's weight panels (at h.f.o) and the down projection's
+  // (at y.e.o), each filled from its own tile's reduction loop.
+  const sched::Pipeline all_packed = scheduled(
+      *swiglu_,
+      "split h.t t.o t.i 6\nsplit h.f f.o f.i 64\nreorder h f.o t.o t.i f.i\nunroll h.t.i\n"
+      "vectorize h.f.i 16\ncompute_at g h.t.o\nreorder g d t f\nunroll g.t\nvectorize g.f 16\n"
+      "cache_read Wg g Wg_pk\ncompute_at Wg_pk h.f.o\ncompute_at u h.t.o\nreorder u d t f\n"
+      "unroll u.t\nvectorize u.f 16\ncache_read Wu u Wu_pk\ncompute_at Wu_pk h.f.o\n"
+      "cache_write y y_acc\nsplit y.t t.o t.i 6\nsplit y.e e.o e.i 64\n"
+      "reorder y e.o t.o t.i e.i\nunroll y.t.i\nvectorize y.e.i 16\ncompute_at y_acc y.t.o\n"
+      "reorder y_acc f t e\nunroll y_acc.t\nvectorize y_acc.e 16\n"
+      "cache_read Wd y_acc Wd_pk\ncompute_at Wd_pk y.e.o\n");
+  EXPECT_EQ(propose("double_buffer_pack", all_packed),
+            (Lines{"Wg_pk: double_buffer Wg_pk g.d 32", "Wu_pk: double_buffer Wu_pk u.d 32",
+                   "Wd_pk: double_buffer Wd_pk y_acc.f 32"}));
+  EXPECT_EQ(pipeline_facts(all_packed).packed_in_loop, 3);
+}
+
 TEST_F(Tasks, UnrollReductionUnrollsTheTilesReductionLoop) {
   EXPECT_EQ(propose("unroll_reduction", default_pipeline(*gemm_)), Lines{});
   const sched::Pipeline blocked = scheduled(*gemm_, register_block_text(*gemm_));

@@ -157,6 +157,23 @@ TEST(BuiltinPlanner, AfterRegisterBlockAndPackItUnrollsTheReduction) {
   EXPECT_DOUBLE_EQ(p.expected_speedup, 1.1);
 }
 
+TEST(BuiltinPlanner, APanelPackedPerTileIsDoubleBufferedOnceTheKernelIsComputeBound) {
+  Scenario s("bench/jaxbench/08_gemm", recipe_of({"register_block", "pack_operand"}));
+  Plan p = s.plan(evidence("compute", 0.8), {"unroll_reduction"});
+  EXPECT_EQ(p.strategy, "double_buffer_pack") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.08);
+  EXPECT_NE(p.why.find("1 operand panels are packed at the top of each column tile"),
+            std::string::npos)
+      << p.why;
+  // Memory-bound: the panel's reads are not hidden behind FMAs that are not the bottleneck.
+  p = s.plan(evidence("memory", 0.5), {"unroll_reduction"});
+  EXPECT_NE(p.strategy, "double_buffer_pack");
+  // Without the pack there is nothing to double buffer.
+  Scenario bare("bench/jaxbench/08_gemm", recipe_of({"register_block"}));
+  p = bare.plan(evidence("compute", 0.8), {"unroll_reduction", "pack_operand"});
+  EXPECT_NE(p.strategy, "double_buffer_pack") << p.why;
+}
+
 TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Plan p = s.plan(evidence("compute", 0.05), {"register_block"});

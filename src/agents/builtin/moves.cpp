@@ -556,6 +556,39 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
   return g;
 }
 
+// For a pack (cache_read stage) filled at a serial loop, the loop of its reader that can carry
+// the next panel's rows (its outermost serial reduction loop: the micro-kernel's k); "" when the
+// pack is not such a stage or is double buffered already.
+static std::string double_buffer_carrier(const Pipeline& p, const Stage& s) {
+  if (!s.note.starts_with("cache_read of") || s.reduction || s.double_buffer ||
+      s.compute.kind != ComputeKind::at || s.loops.empty())
+    return "";
+  const int host = p.find(s.compute.stage);
+  if (host < 0) return "";
+  const int l = p.stages[host].find_loop(s.compute.loop);
+  if (l < 0 || p.stages[host].loops[l].kind != LoopKind::serial) return "";
+  const int si = p.find(s.name);
+  for (int r : p.readers(si)) {
+    const Stage& c = p.stages[r];
+    for (const sched::Loop& loop : c.loops)
+      if (loop.reduce && (loop.kind == LoopKind::serial || loop.kind == LoopKind::unrolled))
+        return ref(c, loop.name);
+  }
+  return "";
+}
+
+Expected<std::vector<MoveGroup>> moves_double_buffer(const Pipeline& p, const Knobs& k,
+                                                     const MoveContext&) {
+  const int64_t every = knob(k, "every", 32);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    const std::string carrier = double_buffer_carrier(p, s);
+    if (carrier.empty()) continue;
+    g.push_back({s.name, {prim(fmt::format("double_buffer {} {} {}", s.name, carrier, every))}});
+  }
+  return g;
+}
+
 Expected<std::vector<MoveGroup>> moves_unroll_reduction(const Pipeline& p, const Knobs& k,
                                                         const MoveContext&) {
   const int64_t u = knob(k, "unroll", 4);
@@ -680,6 +713,8 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (gemm_like(s)) ++f.gemm_like;
     if (register_tile(s)) ++f.register_blocked;
     if (s.note.starts_with("cache_read of")) ++f.packed;
+    if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
+    if (s.double_buffer) ++f.double_buffered;
     if (row_reduction(s)) ++f.row_reductions;
     if (!computed(s)) continue;
     if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;

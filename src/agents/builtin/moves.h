@@ -43,6 +43,8 @@ Expected<std::vector<MoveGroup>> moves_unroll_inner(const sched::Pipeline&, cons
                                                     const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_streaming_stores(const sched::Pipeline&, const Knobs&,
                                                         const MoveContext&);
+Expected<std::vector<MoveGroup>> moves_double_buffer(const sched::Pipeline&, const Knobs&,
+                                                     const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_prefetch(const sched::Pipeline&, const Knobs&,
                                                 const MoveContext&);
 
@@ -54,6 +56,8 @@ struct PipelineFacts {
   int gemm_like = 0;                   // reductions with >= 2 pure loops and a reduce loop
   int register_blocked = 0;            // stages accumulated in a local tile
   int packed = 0;                      // cache_read stages
+  int packed_in_loop = 0;              // ... filled inside a serial loop (once per panel)
+  int double_buffered = 0;             // ... of those, filled an iteration ahead
   int row_reductions = 0;              // reductions whose pure loops cannot be vectorized
   int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
   int unvectorized = 0;                // computed stages with no vectorized loop
