@@ -483,10 +483,9 @@ class Realizer {
                                       BufferView v) {
     const int P = producers[i];
     const sched::Stage& ps = p_.stages[P];
-    const sched::Stage& host = p_.stages[at.stage];
-    const std::string leaf = host.loops[at.loop].name;
-    auto trip = at.ctx.trips.find(leaf);
-    if (trip == at.ctx.trips.end() || host.loops[at.loop].kind != LoopKind::serial) return std::nullopt;
+    const std::string leaf = p_.stages[at.stage].loops[at.loop].name;
+    auto trip = at.ctx.trips.find(leaf);  // serial loops only
+    if (trip == at.ctx.trips.end()) return std::nullopt;
     const std::string lvar = at.tree->var_name(leaf);
     std::vector<Expr> extent;
     for (size_t d = 0; d < R.extent.size(); ++d) {
@@ -506,12 +505,11 @@ class Realizer {
     const Stmt next = ir::substitute(lvar, l + ir::i64(1), fill);
     const Expr has_next = ir::lt(l + ir::i64(1), n);
     const ir::For* rows = next.as<ir::For>();
-    std::vector<Stmt> parts;
-    parts.push_back(ir::IfThenElse::make(ir::eq(l, ir::i64(0)),
-                                         ir::ProducerConsumer::make(ps.name, true, fill)));
+    const Stmt first = ir::IfThenElse::make(ir::eq(l, ir::i64(0)),
+                                            ir::ProducerConsumer::make(ps.name, true, fill));
+    Stmt all;
     if (!rows || rows->for_kind != ir::ForKind::serial) {
-      parts.push_back(body);
-      parts.push_back(ir::IfThenElse::make(has_next, next));
+      all = ir::Block::make({first, body, ir::IfThenElse::make(has_next, next)});
     } else {
       const std::string cursor = names_.fresh(ps.name + ".row");
       const Expr done = ir::Load::make(ir::Type::i64(), cursor, ir::i64(0));
@@ -527,20 +525,16 @@ class Realizer {
       const Stmt one = ir::IfThenElse::make(
           ir::eq(ir::Var::make(ir::Type::i64(), carrier) % ir::i64(db.every), ir::i64(0)),
           ir::IfThenElse::make(ir::logical_and(has_next, ir::lt(done, rows->extent)), step));
-      parts.push_back(ir::Store::make(cursor, ir::i64(0), ir::i64(0)));
-      parts.push_back(InsertAtLoop(carrier, one).mutate(body));
       const std::string left = names_.fresh(ps.name + ".rows_done");
       const Expr lv = ir::Var::make(ir::Type::i64(), left);
-      parts.push_back(ir::IfThenElse::make(
+      const Stmt rest_of_rows = ir::IfThenElse::make(
           has_next, ir::LetStmt::make(left, done,
                                       ir::For::make(rows->name, rows->min + lv, rows->extent - lv,
-                                                    ir::ForKind::serial, rows->body))));
-      Stmt all = ir::Block::make(parts);
+                                                    ir::ForKind::serial, rows->body)));
+      all = ir::Block::make({first, ir::Store::make(cursor, ir::i64(0), ir::i64(0)),
+                             InsertAtLoop(carrier, one).mutate(body), rest_of_rows});
       all = ir::Allocate::make(cursor, ir::Type::i64(), ir::i64(1), ir::MemoryKind::stack, all);
-      for (size_t k = lets.size(); k-- > 0;) all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
-      return all;
     }
-    Stmt all = ir::Block::make(parts);
     for (size_t k = lets.size(); k-- > 0;) all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
     return all;
   }
