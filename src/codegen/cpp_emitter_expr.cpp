@@ -66,6 +66,7 @@ std::string CppEmitter::expr_node(const Expr& e, int* prec) {
       return s;
     }
     case ExprKind::var:
+      if (e.as<Var>()->name == kNumThreadsVar) return prelude_.num_threads() + "()";
       return cpp_name(e.as<Var>()->name);
     case ExprKind::cast:
       return cast(e.as<Cast>(), prec);

@@ -548,6 +548,12 @@ std::string CppPrelude::prefetch() {
                 "                                                   static_cast<uintptr_t>(i) * sizeof(T)));\n}");
 }
 
+std::string CppPrelude::num_threads() {
+  return define("kf_num_threads",
+                "extern \"C\" int omp_get_max_threads(void);\n"
+                "static inline int64_t kf_num_threads() { return omp_get_max_threads(); }");
+}
+
 std::string CppPrelude::stream_fence() {
   return define("kf_stream_fence",
                 "static inline void kf_stream_fence() { __builtin_ia32_sfence(); }");

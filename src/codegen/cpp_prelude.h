@@ -68,6 +68,8 @@ class CppPrelude {
   // kf_prefetch(p, i): a cache prefetch of &p[i], its address computed in integer arithmetic
   // (i may run past the end of the buffer).
   std::string prefetch();
+  // kf_num_threads(): the OpenMP thread count a parallel loop runs on (ir::kNumThreadsVar).
+  std::string num_threads();
 
   bool uses_heap() const { return uses_heap_; }
   std::string render() const;

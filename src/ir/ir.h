@@ -189,6 +189,11 @@ struct Load : ExprNode {
 };
 
 // Pure math functions, applied lane-wise; the result has the type of the first argument.
+// A reserved variable: the number of threads a parallel loop of the kernel runs on (codegen:
+// omp_get_max_threads()). Lowering uses it to give each thread one contiguous chunk of a
+// parallel loop explicitly (see lower/realize.cpp, double-buffered producers).
+inline constexpr const char* kNumThreadsVar = "kf.num_threads";
+
 enum class MathFn {
   exp,
   log,

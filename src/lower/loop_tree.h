@@ -47,9 +47,14 @@ struct NestContext {
   int tails = 0;         // tail copies of partitioned loops this point is nested in
   bool in_tail = false;  // tails > kFullTailNesting: keep code compact (no more partitions)
   bool where_full = false;  // the stage's reduction predicate is known true here
-  // Serial loops whose every iteration runs, in order, as a For from 0: leaf -> trip count.
-  // A producer computed at one of them may be double buffered (filled an iteration ahead).
-  std::map<std::string, ir::Expr> trips;
+  // Loops whose iterations run in order on one thread, every one of them: leaf -> the index of
+  // the iteration among those (from 0) and their count. A serial For: its variable and trip
+  // count; a parallel loop given as one contiguous chunk per thread: the index in the chunk and
+  // the chunk's size. A producer computed at one of them may be double buffered.
+  struct Run {
+    ir::Expr index, count;
+  };
+  std::map<std::string, Run> trips;
 };
 
 struct Extent {

@@ -188,7 +188,7 @@ class Realizer {
       const Expr main = ir::simplify(e / f);
       NestContext full = ctx, tail = ctx;
       full.where_full = true;
-      if (ext.exact) full.trips[loop.name] = main;
+      if (ext.exact) full.trips[loop.name] = {var(name), main};
       enter_tail(tail);
       Stmt m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, ir::ForKind::serial,
                                                 body(full, Expr(), ext.exact)));
@@ -207,8 +207,13 @@ class Realizer {
       NestContext full = ctx;
       full.full.insert(sp);
       const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
-      if (fk == ir::ForKind::serial && ext.exact) full.trips[loop.name] = main;
-      Stmt m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact)));
+      Stmt m;
+      if (fk == ir::ForKind::parallel && chunk_per_thread(r, loop, ext)) {
+        m = chunked(name, loop.name, main, full, [&](const NestContext& c) { return body(c, Expr(), true); });
+      } else {
+        if (fk == ir::ForKind::serial && ext.exact) full.trips[loop.name] = {var(name), main};
+        m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact)));
+      }
       NestContext tail = ctx;
       enter_tail(tail);
       ++tail_depth_;
@@ -224,9 +229,42 @@ class Realizer {
         return ir::For::make(name, ir::i64(0), ext.expr, ir::ForKind::unrolled, body(ctx, Expr(), ext.exact));
     }
     const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
+    if (fk == ir::ForKind::parallel && chunk_per_thread(r, loop, ext))
+      return chunked(name, loop.name, ext.expr, ctx, [&](const NestContext& c) { return body(c, Expr(), true); });
     NestContext c = ctx;
-    if (fk == ir::ForKind::serial && ext.exact) c.trips[loop.name] = ext.expr;
+    if (fk == ir::ForKind::serial && ext.exact) c.trips[loop.name] = {var(name), ext.expr};
     return with_hoisted(name, ir::For::make(name, ir::i64(0), ext.expr, fk, body(c, Expr(), ext.exact)));
+  }
+
+  // Whether the parallel loop `loop` is lowered as one contiguous chunk per thread: a producer
+  // computed at it is double buffered (filled an iteration ahead, which needs the iterations
+  // that follow one another on a thread).
+  bool chunk_per_thread(const Realization& r, const sched::Loop& loop, const Extent& ext) const {
+    if (!ext.exact || tail_depth_ > 0) return false;
+    for (const sched::Stage& q : p_.stages)
+      if (q.double_buffer && q.compute.kind == sched::ComputeKind::at && q.compute.stage == r.s->name &&
+          q.compute.loop == loop.name)
+        return true;
+    return false;
+  }
+
+  // for (t = 0; t < threads; ++t) in parallel:  (chunk = ceil(n / threads))
+  //   for (k = 0; k < min(chunk, n - t * chunk); ++k) { L = t * chunk + k; body }
+  // The same iterations as a parallel For, each thread's in order.
+  Stmt chunked(const std::string& name, const std::string& leaf, const Expr& n, NestContext ctx,
+               const std::function<Stmt(const NestContext&)>& body) {
+    // The thread count is read once, outside the parallel loop, so every chunk agrees on it.
+    const std::string t = name + ".thread", k = name + ".in", count = name + ".count",
+                      nt = name + ".threads";
+    const Expr threads = var(nt);
+    const Expr chunk = ir::simplify((n + threads - ir::i64(1)) / threads);
+    const Expr first = var(t) * chunk;
+    ctx.trips[leaf] = {var(k), var(count)};
+    Stmt in = with_hoisted(name, ir::For::make(k, ir::i64(0), var(count), ir::ForKind::serial,
+                                               ir::LetStmt::make(name, first + var(k), body(ctx))));
+    in = ir::LetStmt::make(count, ir::max(ir::i64(0), ir::min(chunk, n - first)), in);
+    return ir::LetStmt::make(nt, ir::max(ir::i64(1), ir::Var::make(ir::Type::i64(), ir::kNumThreadsVar)),
+                             ir::For::make(t, ir::i64(0), threads, ir::ForKind::parallel, in));
   }
 
   // `loop` wrapped in the allocations that double-buffered producers inside it hoisted out of
@@ -467,14 +505,16 @@ class Realizer {
     return with_preludes(el.take_preludes(), st);
   }
 
-  // Producer P computed at the serial loop L (from 0, every iteration runs in order), filled one
-  // iteration ahead into the other half of a buffer of two copies (hoisted around L):
-  //   if (L == 0) fill copy 0 for iteration 0
+  // Producer P computed at a loop L whose iterations run in order on one thread (a serial For
+  // from 0, or one thread's chunk of a parallel loop: NestContext::trips gives the index k of
+  // the iteration in that run and the run's length n), filled one iteration ahead into the other
+  // half of a buffer of two copies (hoisted around the run):
+  //   if (k == 0) fill copy L&1 for iteration L
   //   row = 0
   //   ... consumers; in every EVERY-th iteration of the double_buffer loop:
-  //         if (L + 1 < trip && row < rows) { fill row `row` of copy (L+1)&1; prefetch the inputs
+  //         if (k + 1 < n && row < rows) { fill row `row` of copy (L+1)&1; prefetch the inputs
   //         of row + kRowsAhead; ++row }
-  //   if (L + 1 < trip) fill the rows left of copy (L+1)&1
+  //   if (k + 1 < n) fill the rows left of copy (L+1)&1
   // nullopt (the caller fills P in place) when L is not such a loop or P's extent moves with L.
   std::optional<Stmt> double_buffered(const std::vector<int>& producers, size_t i, const NestPoint& at,
                                       const std::function<Stmt()>& rest, const Region& R,
@@ -493,7 +533,7 @@ class Realizer {
       extent.push_back(R.nominal[d] ? ir::i64(*R.nominal[d]) : R.extent[d]);
     }
     const Expr copy = product(extent);
-    const Expr l = var(lvar), n = trip->second;
+    const Expr l = var(lvar), index = trip->second.index, n = trip->second.count;
     v.offset = ir::simplify((l % ir::i64(2)) * copy);
     views_[P] = v;
     const Stmt fill = realize(P, named, v);
@@ -503,9 +543,9 @@ class Realizer {
 
     // The next iteration's fill, split into its outermost loop's rows.
     const Stmt next = ir::substitute(lvar, l + ir::i64(1), fill);
-    const Expr has_next = ir::lt(l + ir::i64(1), n);
+    const Expr has_next = ir::lt(index + ir::i64(1), n);
     const ir::For* rows = next.as<ir::For>();
-    const Stmt first = ir::IfThenElse::make(ir::eq(l, ir::i64(0)),
+    const Stmt first = ir::IfThenElse::make(ir::eq(index, ir::i64(0)),
                                             ir::ProducerConsumer::make(ps.name, true, fill));
     Stmt all;
     if (!rows || rows->for_kind != ir::ForKind::serial) {

@@ -206,8 +206,9 @@ TEST_F(Tasks, DoubleBufferPackFillsTheNextPanelFromTheTilesReductionLoop) {
                     scheduled(*gemm_, packed + "double_buffer B_pk C_acc.k 32\n")),
             Lines{})
       << "double buffered already";
-  EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed + "parallel C.j.o\n")), Lines{})
-      << "the panels of a parallel loop are not filled in order by one thread";
+  EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed + "parallel C.j.o\n")),
+            Lines{"B_pk: double_buffer B_pk C_acc.k 32"})
+      << "a parallel panel loop runs as one chunk per thread";
   // 09: the gate's and the up projection's weight panels (at h.f.o) and the down projection's
   // (at y.e.o), each filled from its own tile's reduction loop.
   const sched::Pipeline all_packed = scheduled(

@@ -44,10 +44,12 @@ inline std::string schedule_error(const Task& task, const std::string& text) {
 
 // Judges `source` on every test shape (not timed) and returns the verdict's name, with the
 // message and diagnostics appended when it is not ok.
-inline std::string judge(const Task& task, const std::string& source, uint64_t seed = 7) {
+inline std::string judge(const Task& task, const std::string& source, uint64_t seed = 7,
+                         int threads = 1) {
   EvalOptions o;
   o.time = false;
   o.seed = seed;
+  o.threads = threads;
   auto r = evaluate(task, source, o);
   if (!r) return "evaluate failed: " + r.error().message();
   std::string v(verdict_name(r->verdict));
@@ -59,10 +61,10 @@ inline std::string judge(const Task& task, const std::string& source, uint64_t s
 
 // Lowers the task with `schedule_text` and judges the result ("ok" on success).
 inline std::string lower_and_judge(const Task& task, const std::string& schedule_text,
-                                   uint64_t seed = 7) {
+                                   uint64_t seed = 7, int threads = 1) {
   auto src = generate_kernel(task, schedule_of(schedule_text), {});
   if (!src) return "lowering failed: " + src.error().message();
-  std::string v = judge(task, *src, seed);
+  std::string v = judge(task, *src, seed, threads);
   return v == "ok" ? v : v + "\n--- schedule:\n" + schedule_text + "\n--- source:\n" + *src;
 }
 

@@ -556,7 +556,8 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
   return g;
 }
 
-// For a pack (cache_read stage) filled at a serial loop, the loop of its reader that can carry
+// For a pack (cache_read stage) filled at a serial or parallel loop (one chunk of it per
+// thread), the loop of its reader that can carry
 // the next panel's rows (its outermost serial reduction loop: the micro-kernel's k); "" when the
 // pack is not such a stage or is double buffered already.
 static std::string double_buffer_carrier(const Pipeline& p, const Stage& s) {
@@ -566,7 +567,8 @@ static std::string double_buffer_carrier(const Pipeline& p, const Stage& s) {
   const int host = p.find(s.compute.stage);
   if (host < 0) return "";
   const int l = p.stages[host].find_loop(s.compute.loop);
-  if (l < 0 || p.stages[host].loops[l].kind != LoopKind::serial) return "";
+  const LoopKind lk = l < 0 ? LoopKind::vectorized : p.stages[host].loops[l].kind;
+  if (lk != LoopKind::serial && lk != LoopKind::parallel) return "";
   const int si = p.find(s.name);
   for (int r : p.readers(si)) {
     const Stage& c = p.stages[r];
