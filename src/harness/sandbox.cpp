@@ -296,10 +296,11 @@ RunOutcome Worker::forbidden_call(const char* what) {
 RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout_s) {
   if (dead_) return death_;
   const uint64_t nonce = ++nonce_ * 0x9e3779b97f4a7c15ull;
-  const char* what = op == 0   ? "loading"
-                     : op == 1 ? "running"
-                     : op == 4 ? "reading stage timers"
-                               : "ping";
+  using wire::Op;
+  const char* what = op == 0                               ? "loading"
+                     : op == static_cast<uint32_t>(Op::run)         ? "running"
+                     : op == static_cast<uint32_t>(Op::stage_times) ? "reading stage timers"
+                                                                     : "ping";
   auto start = Clock::now();
   if (op != 0) {
     wire::Command c;
@@ -372,10 +373,12 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
 }
 
 RunOutcome Worker::run(int first_set, int reps, double timeout_s) {
-  return transact(1, first_set, reps, timeout_s);
+  return transact(static_cast<uint32_t>(wire::Op::run), first_set, reps, timeout_s);
 }
 
-RunOutcome Worker::ping(double timeout_s) { return transact(2, 0, 0, timeout_s); }
+RunOutcome Worker::ping(double timeout_s) {
+  return transact(static_cast<uint32_t>(wire::Op::ping), 0, 0, timeout_s);
+}
 
 Expected<std::vector<int64_t>> Worker::stage_times(double timeout_s) {
   RunOutcome r = transact(static_cast<uint32_t>(wire::Op::stage_times), 0, 0, timeout_s);

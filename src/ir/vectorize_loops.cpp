@@ -98,8 +98,7 @@ class Vectorizer : public IRMutator {
     if (op->type.is_vector()) fail("a vector load from " + op->buffer + " inside");
     Expr i = mutate(op->index), p = mutate(op->predicate);
     if (per_lane_.count(op->buffer)) {  // every lane reads its own copy: never masked
-      if (i.type().is_vector() || p.defined())
-        fail("a per-lane buffer " + op->buffer + " indexed by " + var_);
+      check_per_lane(op->buffer, i, p);
       return Load::make(op->type.with_lanes(lanes_), op->buffer, i, Expr());
     }
     // Under a vector condition, a load whose address varies across lanes touches only the
@@ -149,8 +148,7 @@ class Vectorizer : public IRMutator {
   Stmt mutate_store(const Store* op, const Stmt& s) override {
     Expr i = mutate(op->index), v = mutate(op->value), p = mutate(op->predicate);
     if (per_lane_.count(op->buffer)) {
-      if (i.type().is_vector() || p.defined())
-        fail("a per-lane buffer " + op->buffer + " indexed by " + var_);
+      check_per_lane(op->buffer, i, p);
       v = widen(v, lanes_);
       // Under a vector condition the inactive lanes keep their value.
       if (predicate_.defined())
@@ -213,6 +211,12 @@ class Vectorizer : public IRMutator {
 
  private:
   [[noreturn]] void fail(const std::string& reason) { throw CannotVectorize{reason}; }
+  // A per-lane buffer is read and written a whole element (one value per lane) at a time: by
+  // an index the same in every lane, unmasked.
+  void check_per_lane(const std::string& buffer, const Expr& index, const Expr& predicate) {
+    if (index.type().is_vector() || predicate.defined())
+      fail("a per-lane buffer " + buffer + " indexed by " + var_);
+  }
 
   Expr widen(const Expr& e, int lanes) {
     if (e.type().lanes() == lanes) return e;
