@@ -195,6 +195,8 @@ void CppEmitter::stmt(const Stmt& s) {
       return producer_consumer(s.as<ProducerConsumer>());
     case StmtKind::prefetch:
       return prefetch(s.as<Prefetch>());
+    case StmtKind::transpose_block:
+      return transpose_block(s.as<TransposeBlock>());
     case StmtKind::comment: {
       std::string text = s.as<Comment>()->text;
       while (!text.empty() && (text.back() == '\\' || text.back() == ' ')) text.pop_back();
@@ -288,6 +290,17 @@ void CppEmitter::prefetch(const Prefetch* op) {
   if (const Ramp* r = at.as<Ramp>()) at = r->base;
   if (!at.type().is_scalar()) return;  // a gathered vector: no single line to prefetch
   line(prelude_.prefetch() + "(" + cpp_name(op->buffer) + ", " + expr(at) + ");");
+}
+
+void CppEmitter::transpose_block(const TransposeBlock* op) {
+  for (const std::string* b : {&op->dst, &op->src})
+    KF_CHECK(buffer(*b).storage == ScalarKind::f32 && buffer(*b).element.is_scalar() &&
+             !buffer(*b).promoted_lanes)
+        << "transpose of buffer " << *b << ", which does not hold f32 scalars in memory";
+  KF_CHECK(op->type == Type::f32()) << "transpose of " << ir::to_string(op->type);
+  line(fmt::format("{}({} + {}, {}, {} + {}, {});", prelude_.transpose_f32(op->lanes),
+                   cpp_name(op->dst), expr(op->dst_index, 13), expr(op->dst_stride),
+                   cpp_name(op->src), expr(op->src_index, 13), expr(op->src_stride)));
 }
 
 void CppEmitter::allocate(const Allocate* op, const Stmt& s) {

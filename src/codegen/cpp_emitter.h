@@ -52,6 +52,7 @@ class CppEmitter {
   void for_loop(const ir::For* op);
   void store(const ir::Store* op);
   void prefetch(const ir::Prefetch* op);
+  void transpose_block(const ir::TransposeBlock* op);
   void allocate(const ir::Allocate* op, const ir::Stmt& s);
   void if_then_else(const ir::IfThenElse* op);
   void let_stmt(const ir::LetStmt* op, const ir::Stmt& s);

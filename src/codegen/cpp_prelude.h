@@ -36,6 +36,10 @@ class CppPrelude {
   // Gather/scatter through an i64xN index vector, optionally masked.
   std::string gather(ir::Type t, ir::ScalarKind k, bool masked);
   std::string scatter(ir::Type t, ir::ScalarKind k, bool masked);
+  // kf_transpose_f32xN(d, ds, s, ss): d[r * ds + c] = s[c * ss + r] for r, c < N (N = lanes):
+  // N rows loaded as vectors and transposed in registers (AVX-512 for 16, AVX for 8; a plain
+  // loop where the target has neither).
+  std::string transpose_f32(int lanes);
 
   std::string splat(ir::Type t);  // scalar → every lane of t
   std::string ramp(ir::Type t);   // (base, stride) → {base, base + stride, ...}

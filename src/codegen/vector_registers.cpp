@@ -36,6 +36,10 @@ class VectorAccesses : public IRVisitor {
     if (op->buffer == buffer_) check(op->value.type(), op->index);
     IRVisitor::visit_store(op);
   }
+  void visit_transpose_block(const TransposeBlock* op) override {
+    if (op->dst == buffer_ || op->src == buffer_) ok = false;  // addressed through pointers
+    IRVisitor::visit_transpose_block(op);
+  }
 
  private:
   const std::string& buffer_;

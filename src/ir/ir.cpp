@@ -364,6 +364,19 @@ Stmt Prefetch::make(std::string buffer, Expr index) {
   return make_stmt<Prefetch>(std::move(buffer), std::move(index));
 }
 
+Stmt TransposeBlock::make(std::string dst, Expr dst_index, Expr dst_stride, std::string src,
+                          Expr src_index, Expr src_stride, Type type, int lanes) {
+  for (const Expr* e : {&dst_index, &dst_stride, &src_index, &src_stride}) {
+    check_defined(*e, "TransposeBlock with an undefined index or stride");
+    KF_CHECK(e->type() == Type::i64()) << "TransposeBlock index of " << to_string(e->type());
+  }
+  KF_CHECK(type.is_scalar() && lanes > 1) << "TransposeBlock of " << lanes << " x " << to_string(type);
+  KF_CHECK(dst != src) << "TransposeBlock within one buffer " << dst;
+  return make_stmt<TransposeBlock>(std::move(dst), std::move(dst_index), std::move(dst_stride),
+                                   std::move(src), std::move(src_index), std::move(src_stride),
+                                   type, lanes);
+}
+
 Stmt Comment::make(std::string text) {
   KF_CHECK(text.find('\n') == std::string::npos) << "Comment with a newline";
   return make_stmt<Comment>(std::move(text));

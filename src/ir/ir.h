@@ -319,7 +319,8 @@ enum class StmtKind {
   evaluate,
   producer_consumer,
   comment,
-  prefetch
+  prefetch,
+  transpose_block
 };
 
 struct StmtNode {
@@ -477,6 +478,34 @@ struct Prefetch : StmtNode {
   Expr index;
   static Stmt make(std::string buffer, Expr index);
   Prefetch(std::string b, Expr i) : StmtNode(node_kind), buffer(std::move(b)), index(std::move(i)) {}
+};
+
+// A square block of `lanes` x `lanes` scalars of `type` copied transposed:
+//   dst[dst_index + r * dst_stride + c] = src[src_index + c * src_stride + r]  for r, c in [0, lanes)
+// Both buffers hold `type` (f32) and are different buffers. lower/transpose_copies makes it from
+// a copy nest that transposes (a packed panel of a weight stored the other way round); codegen
+// emits it as a transpose in registers: `lanes` rows of src loaded as vectors, shuffled, and
+// stored as `lanes` rows of dst.
+struct TransposeBlock : StmtNode {
+  static constexpr StmtKind node_kind = StmtKind::transpose_block;
+  std::string dst;
+  Expr dst_index, dst_stride;
+  std::string src;
+  Expr src_index, src_stride;
+  Type type;
+  int lanes;
+  static Stmt make(std::string dst, Expr dst_index, Expr dst_stride, std::string src,
+                   Expr src_index, Expr src_stride, Type type, int lanes);
+  TransposeBlock(std::string d, Expr di, Expr ds, std::string s, Expr si, Expr ss, Type t, int l)
+      : StmtNode(node_kind),
+        dst(std::move(d)),
+        dst_index(std::move(di)),
+        dst_stride(std::move(ds)),
+        src(std::move(s)),
+        src_index(std::move(si)),
+        src_stride(std::move(ss)),
+        type(t),
+        lanes(l) {}
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -294,6 +294,19 @@ class Printer : public IRVisitor {
     visit(op->index);
     os_ << "]\n";
   }
+  void visit_transpose_block(const TransposeBlock* op) override {
+    line_start();
+    os_ << "transpose " << op->lanes << "x" << op->lanes << " " << to_string(op->type) << " "
+        << op->dst << "[";
+    visit(op->dst_index);
+    os_ << " + r*";
+    visit(op->dst_stride);
+    os_ << " + c] = " << op->src << "[";
+    visit(op->src_index);
+    os_ << " + c*";
+    visit(op->src_stride);
+    os_ << " + r]\n";
+  }
 
  private:
   void line_start() { os_ << std::string(static_cast<size_t>(indent_) * 2, ' '); }

@@ -61,6 +61,8 @@ void IRVisitor::visit(const Stmt& s) {
       return visit_comment(s.as<Comment>());
     case StmtKind::prefetch:
       return visit_prefetch(s.as<Prefetch>());
+    case StmtKind::transpose_block:
+      return visit_transpose_block(s.as<TransposeBlock>());
   }
 }
 
@@ -140,6 +142,12 @@ void IRVisitor::visit_comment(const Comment*) {}
 void IRVisitor::visit_prefetch(const Prefetch* op) {
   visit(op->index);
 }
+void IRVisitor::visit_transpose_block(const TransposeBlock* op) {
+  visit(op->dst_index);
+  visit(op->dst_stride);
+  visit(op->src_index);
+  visit(op->src_stride);
+}
 
 // --- IRMutator --------------------------------------------------------------------------------
 
@@ -199,6 +207,8 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return mutate_comment(s.as<Comment>(), s);
     case StmtKind::prefetch:
       return mutate_prefetch(s.as<Prefetch>(), s);
+    case StmtKind::transpose_block:
+      return mutate_transpose_block(s.as<TransposeBlock>(), s);
   }
   return s;
 }
@@ -343,6 +353,15 @@ Stmt IRMutator::mutate_prefetch(const Prefetch* op, const Stmt& s) {
   Expr i = mutate(op->index);
   if (i.same_as(op->index)) return s;
   return Prefetch::make(op->buffer, i);
+}
+
+Stmt IRMutator::mutate_transpose_block(const TransposeBlock* op, const Stmt& s) {
+  Expr di = mutate(op->dst_index), ds = mutate(op->dst_stride);
+  Expr si = mutate(op->src_index), ss = mutate(op->src_stride);
+  if (di.same_as(op->dst_index) && ds.same_as(op->dst_stride) && si.same_as(op->src_index) &&
+      ss.same_as(op->src_stride))
+    return s;
+  return TransposeBlock::make(op->dst, di, ds, op->src, si, ss, op->type, op->lanes);
 }
 
 }  // namespace kf::ir

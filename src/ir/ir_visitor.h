@@ -64,6 +64,7 @@ class IRVisitor {
   virtual void visit_producer_consumer(const ProducerConsumer* op);
   virtual void visit_comment(const Comment* op);
   virtual void visit_prefetch(const Prefetch* op);
+  virtual void visit_transpose_block(const TransposeBlock* op);
 };
 
 class IRMutator {
@@ -98,6 +99,7 @@ class IRMutator {
   virtual Stmt mutate_producer_consumer(const ProducerConsumer* op, const Stmt& s);
   virtual Stmt mutate_comment(const Comment* op, const Stmt& s);
   virtual Stmt mutate_prefetch(const Prefetch* op, const Stmt& s);
+  virtual Stmt mutate_transpose_block(const TransposeBlock* op, const Stmt& s);
 };
 
 }  // namespace kf::ir

@@ -76,6 +76,10 @@ class UsesBuffer : public IRVisitor {
     found = found || op->buffer == name_;
     IRVisitor::visit_store(op);
   }
+  void visit_transpose_block(const TransposeBlock* op) override {
+    found = found || op->dst == name_ || op->src == name_;
+    IRVisitor::visit_transpose_block(op);
+  }
 
  private:
   const std::string& name_;

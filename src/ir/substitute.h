@@ -21,7 +21,7 @@ Stmt substitute(const std::map<std::string, Expr>& replacements, const Stmt& s);
 
 bool expr_uses_var(const Expr& e, const std::string& name);
 bool stmt_uses_var(const Stmt& s, const std::string& name);
-// Whether a Load or Store names the buffer.
+// Whether a Load, Store or TransposeBlock names the buffer.
 bool stmt_uses_buffer(const Stmt& s, const std::string& buffer);
 // Whether evaluating the expression reads memory (it holds a Load).
 bool expr_has_load(const Expr& e);

@@ -8,6 +8,7 @@
 #include "lower/prefetch.h"
 #include "lower/realize.h"
 #include "lower/simplify_indices.h"
+#include "lower/transpose_copies.h"
 #include "schedule/pipeline.h"
 #include "schedule/primitives.h"
 #include "te/compile.h"
@@ -43,6 +44,13 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   s = ir::simplify(s);
   dump_ir("simplify", s);
+
+  lowering::TransposeOptions to{.lanes = ro.lanes_f32, .f32_params = {}};
+  for (const auto* list : {&task.inputs, &task.outputs})
+    for (const TensorSpec& t : *list)
+      if (t.dtype == DType::f32) to.f32_params.insert(t.name);
+  s = lowering::transpose_copies(s, to);
+  dump_ir("transpose_copies", s);
 
   s = ir::unroll_loops(s);
   dump_ir("unroll_loops", s);

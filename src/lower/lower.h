@@ -13,6 +13,7 @@
 //   realize_stages     loop nests, tails, compute_at placement with bounds inference, buffers
 //   insert_prefetches  prefetches for loops the schedule gives a prefetch distance
 //   simplify           constant folding
+//   transpose_copies   copy nests that transpose (packed panels) become register-transposed blocks
 //   unroll_loops       unrolled loops replicated
 //   vectorize_loops    vectorized loops turned into vector code (predicated tails)
 //   simplify

@@ -30,6 +30,12 @@ class SimplifyIndices : public ir::IRMutator {
     const ir::Store* n = st.as<ir::Store>();
     return ir::Store::make(n->buffer, canonical(n->index), n->value, n->predicate);
   }
+  ir::Stmt mutate_transpose_block(const ir::TransposeBlock* op, const ir::Stmt& s) override {
+    ir::Stmt st = IRMutator::mutate_transpose_block(op, s);
+    const ir::TransposeBlock* n = st.as<ir::TransposeBlock>();
+    return ir::TransposeBlock::make(n->dst, canonical(n->dst_index), n->dst_stride, n->src,
+                                    canonical(n->src_index), n->src_stride, n->type, n->lanes);
+  }
 };
 
 }  // namespace

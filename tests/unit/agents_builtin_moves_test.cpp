@@ -319,6 +319,17 @@ TEST_F(Tasks, VectorizeInnerVectorizesPureInnermostLoops) {
                    "y: vectorize y.o 8"}));
   const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
   EXPECT_EQ(propose("vectorize_inner", p), Lines{"ms: vectorize ms.n 16"}) << "y has one already";
+  // A weight panel packed transposed (W_pk[i][o] from W[o, i]) keeps its plain loops: lowering
+  // copies it in register-transposed blocks, where a vectorized i would scatter every vector.
+  // The plain panel of 08 (stored as it is read) is vectorized.
+  const sched::Pipeline packed = scheduled(*gemm_relu_, register_block_text(*gemm_relu_));
+  for (const std::string& line : propose("vectorize_inner", packed))
+    EXPECT_FALSE(line.starts_with("W_pk:")) << line;
+  const sched::Pipeline plain = scheduled(
+      *gemm_, register_block_text(*gemm_) + "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\n");
+  const Lines on_plain = propose("vectorize_inner", plain);
+  EXPECT_NE(std::find(on_plain.begin(), on_plain.end(), "B_pk: vectorize B_pk.j 16"), on_plain.end())
+      << ::testing::PrintToString(on_plain);
 }
 
 TEST_F(Tasks, ReorderUnitStrideMakesTheGemmIkj) {

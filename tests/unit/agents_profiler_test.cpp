@@ -232,8 +232,12 @@ TEST(Profiler, ReferenceKernelVectorizesItsLoops) {
   ASSERT_TRUE(p.has_value()) << p.error().message();
   EXPECT_EQ(p->vectorization.missed, 0) << all_findings(*p);
   EXPECT_EQ(p->vectorization.hot_loops, 2);
-  EXPECT_EQ(p->vectorization.widest_bytes, 64);
-  EXPECT_TRUE(has_finding(*p, "all 2 hot loops vectorized; widest vectors 64 bytes"))
+  // GCC's -march=native tuning picks the width: 64 bytes on Zen 5, 32 on Intel cores whose
+  // tuning prefers 256-bit vectors (-mprefer-vector-width=256); either is vector code.
+  const int widest = p->vectorization.widest_bytes;
+  EXPECT_TRUE(widest == 32 || widest == 64) << widest;
+  EXPECT_TRUE(has_finding(
+      *p, "all 2 hot loops vectorized; widest vectors " + std::to_string(widest) + " bytes"))
       << all_findings(*p);
   // The template is inlined into the entry shim: kf_entry is what gets counted.
   EXPECT_TRUE(p->instructions.inlined_into_entry);

@@ -75,6 +75,15 @@ bool is_cache_stage(const Stage& s) {
   return s.note.starts_with("cache_write of") || s.note.starts_with("cache_read of");
 }
 
+// A pack whose storage puts another dim innermost than its inner loop (a weight panel stored
+// transposed): lowering copies it in blocks transposed in registers (lower/transpose_copies);
+// vectorizing its inner loop would turn each vector into a scatter instead.
+bool transposing_pack(const Stage& s) {
+  if (!s.note.starts_with("cache_read of") || s.storage_order.empty() || s.loops.empty())
+    return false;
+  return s.vars[static_cast<size_t>(s.storage_order.back())].name != s.loops.back().name;
+}
+
 // Index of the stage that accumulates s (cache_write of s), or -1.
 int accumulator_of(const Pipeline& p, const Stage& s) {
   for (size_t i = 0; i < p.stages.size(); ++i)
@@ -294,6 +303,7 @@ Expected<std::vector<MoveGroup>> moves_vectorize_inner(const Pipeline& p, const 
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
     if (!computed(s) || s.loops.empty() || has_kind(s, LoopKind::vectorized)) continue;
+    if (transposing_pack(s)) continue;
     const sched::Loop& inner = s.loops.back();
     if (!pure(inner) || inner.kind != LoopKind::serial) continue;
     g.push_back({s.name, {prim(fmt::format("vectorize {} {}", ref(s, inner.name), lanes))}});
