@@ -293,10 +293,11 @@ void CppEmitter::prefetch(const Prefetch* op) {
 }
 
 void CppEmitter::transpose_block(const TransposeBlock* op) {
-  for (const std::string* b : {&op->dst, &op->src})
-    KF_CHECK(buffer(*b).storage == ScalarKind::f32 && buffer(*b).element.is_scalar() &&
-             !buffer(*b).promoted_lanes)
+  for (const std::string* b : {&op->dst, &op->src}) {
+    const BufferInfo& info = buffer(*b);
+    KF_CHECK(info.storage == ScalarKind::f32 && info.element.is_scalar() && !info.promoted_lanes)
         << "transpose of buffer " << *b << ", which does not hold f32 scalars in memory";
+  }
   KF_CHECK(op->type == Type::f32()) << "transpose of " << ir::to_string(op->type);
   line(fmt::format("{}({} + {}, {}, {} + {}, {});", prelude_.transpose_f32(op->lanes),
                    cpp_name(op->dst), expr(op->dst_index, 13), expr(op->dst_stride),

@@ -236,64 +236,61 @@ std::string CppPrelude::scatter(Type t, ScalarKind k, bool masked) {
 std::string CppPrelude::transpose_f32(int lanes) {
   KF_CHECK(lanes >= 2) << "transpose of " << lanes << " lanes";
   const std::string name = fmt::format("kf_transpose_f32x{}", lanes);
-  std::string isa;  // the register transpose, where the target has it
+  // The register transpose, where the target has one. Both widths start alike: the rows loaded,
+  // then 32-bit and 64-bit interleaves transpose each 128-bit lane's 4 x 4 blocks (u[4k + j]'s
+  // 128-bit lane l holds column 4l + j of rows 4k..4k+3); the last step puts the blocks in place.
+  std::string guard, place;
+  int bits = 0;
   if (lanes == 16) {
-    // 32-bit then 64-bit interleaves transpose each 128-bit lane's 4 x 4 blocks; two 128-bit
-    // shuffles put the blocks in place (u[4k + j]'s lane l holds column 4l + j of rows 4k..4k+3).
-    isa = "#if defined(__AVX512F__)\n"
-          "  __m512 r[16], t[16], u[16];\n"
-          "  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * ss);\n"
-          "  for (int i = 0; i < 16; i += 2) {\n"
-          "    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);\n"
-          "    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);\n"
-          "  }\n"
-          "  for (int k = 0; k < 16; k += 4)\n"
-          "    for (int j = 0; j < 2; ++j) {\n"
-          "      __m512d x = _mm512_castps_pd(t[k + j]), y = _mm512_castps_pd(t[k + j + 2]);\n"
-          "      u[k + 2 * j] = _mm512_castpd_ps(_mm512_unpacklo_pd(x, y));\n"
-          "      u[k + 2 * j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x, y));\n"
-          "    }\n"
-          "  for (int j = 0; j < 4; ++j) {\n"
-          "    __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x44);\n"
-          "    __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xee);\n"
-          "    __m512 w0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x44);\n"
-          "    __m512 w1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xee);\n"
-          "    _mm512_storeu_ps(d + j * ds, _mm512_shuffle_f32x4(v0, w0, 0x88));\n"
-          "    _mm512_storeu_ps(d + (4 + j) * ds, _mm512_shuffle_f32x4(v0, w0, 0xdd));\n"
-          "    _mm512_storeu_ps(d + (8 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));\n"
-          "    _mm512_storeu_ps(d + (12 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));\n"
-          "  }\n"
-          "#else\n";
+    guard = "defined(__AVX512F__)";
+    bits = 512;
+    place = "  for (int j = 0; j < 4; ++j) {\n"
+            "    __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x44);\n"
+            "    __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xee);\n"
+            "    __m512 w0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x44);\n"
+            "    __m512 w1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xee);\n"
+            "    _mm512_storeu_ps(d + j * ds, _mm512_shuffle_f32x4(v0, w0, 0x88));\n"
+            "    _mm512_storeu_ps(d + (4 + j) * ds, _mm512_shuffle_f32x4(v0, w0, 0xdd));\n"
+            "    _mm512_storeu_ps(d + (8 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));\n"
+            "    _mm512_storeu_ps(d + (12 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));\n"
+            "  }\n";
   } else if (lanes == 8) {
-    isa = "#if defined(__AVX__)\n"
-          "  __m256 r[8], t[8], u[8];\n"
-          "  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ss);\n"
-          "  for (int i = 0; i < 8; i += 2) {\n"
-          "    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);\n"
-          "    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);\n"
-          "  }\n"
-          "  for (int k = 0; k < 8; k += 4)\n"
-          "    for (int j = 0; j < 2; ++j) {\n"
-          "      __m256d x = _mm256_castps_pd(t[k + j]), y = _mm256_castps_pd(t[k + j + 2]);\n"
-          "      u[k + 2 * j] = _mm256_castpd_ps(_mm256_unpacklo_pd(x, y));\n"
-          "      u[k + 2 * j + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(x, y));\n"
-          "    }\n"
-          "  for (int j = 0; j < 4; ++j) {\n"
-          "    _mm256_storeu_ps(d + j * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));\n"
-          "    _mm256_storeu_ps(d + (4 + j) * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));\n"
-          "  }\n"
-          "#else\n";
+    guard = "defined(__AVX__)";
+    bits = 256;
+    place = "  for (int j = 0; j < 4; ++j) {\n"
+            "    _mm256_storeu_ps(d + j * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));\n"
+            "    _mm256_storeu_ps(d + (4 + j) * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));\n"
+            "  }\n";
   }
-  const std::string guard = lanes == 16 ? "defined(__AVX512F__)" : "defined(__AVX__)";
-  const std::string include =
-      isa.empty() ? "" : "#if " + guard + "\n#include <immintrin.h>\n#endif\n";
+  std::string include, isa, close;
+  if (bits) {
+    include = "#if " + guard + "\n#include <immintrin.h>\n#endif\n";
+    isa = fmt::format(
+        "#if {0}\n"
+        "  __m{1} r[{2}], t[{2}], u[{2}];\n"
+        "  for (int i = 0; i < {2}; ++i) r[i] = _mm{1}_loadu_ps(s + i * ss);\n"
+        "  for (int i = 0; i < {2}; i += 2) {{\n"
+        "    t[i] = _mm{1}_unpacklo_ps(r[i], r[i + 1]);\n"
+        "    t[i + 1] = _mm{1}_unpackhi_ps(r[i], r[i + 1]);\n"
+        "  }}\n"
+        "  for (int k = 0; k < {2}; k += 4)\n"
+        "    for (int j = 0; j < 2; ++j) {{\n"
+        "      __m{1}d x = _mm{1}_castps_pd(t[k + j]), y = _mm{1}_castps_pd(t[k + j + 2]);\n"
+        "      u[k + 2 * j] = _mm{1}_castpd_ps(_mm{1}_unpacklo_pd(x, y));\n"
+        "      u[k + 2 * j + 1] = _mm{1}_castpd_ps(_mm{1}_unpackhi_pd(x, y));\n"
+        "    }}\n"
+        "{3}"
+        "#else\n",
+        guard, bits, lanes, place);
+    close = "#endif\n";
+  }
   return define(name, fmt::format("{0}static inline void {1}(float* d, int64_t ds, const float* s, "
                                   "int64_t ss) {{\n"
                                   "{2}"
                                   "  for (int r = 0; r < {3}; ++r)\n"
                                   "    for (int c = 0; c < {3}; ++c) d[r * ds + c] = s[c * ss + r];\n"
                                   "{4}}}",
-                                  include, name, isa, lanes, isa.empty() ? "" : "#endif\n"));
+                                  include, name, isa, lanes, close));
 }
 
 std::string CppPrelude::splat(Type t) {
