@@ -356,14 +356,45 @@ std::string CppPrelude::reduce(ir::ReduceOp op, Type t) {
                                   vt, name, st, t.lanes() / 2, combine));
 }
 
+// kf_max(a, b) is a > b ? a : b and kf_min(a, b) is a < b ? a : b, lane by lane: b where
+// either is NaN. x86's maxps/minps compute exactly that, so float vectors of a width the target
+// has use them: GCC compiles the conditional on vector types to a compare and a blend (two
+// instructions on the ports that also run the FMAs).
 std::string CppPrelude::min_max(ir::BinOp op, Type t) {
   bool is_min = op == ir::BinOp::min;
   KF_CHECK(is_min || op == ir::BinOp::max) << "min_max of another op";
   std::string vt = value_type(t);
   std::string name = fmt::format("kf_{}_{}", is_min ? "min" : "max", suffix(t));
-  return define(name, fmt::format("static inline {0} {1}({0} a, {0} b) {{\n"
-                                  "  return a {2} b ? a : b;\n}}",
-                                  vt, name, is_min ? "<" : ">"));
+  const Type v = value_kind(t);
+  const bool f32 = v.kind() == ScalarKind::f32, f64 = v.kind() == ScalarKind::f64;
+  const int bits = (f32 || f64) ? v.lanes() * (f32 ? 32 : 64) : 0;
+  std::string guard, reg, prefix;
+  if (v.is_vector() && bits == 512) {
+    guard = "defined(__AVX512F__)", reg = "__m512", prefix = "_mm512";
+  } else if (v.is_vector() && bits == 256) {
+    guard = "defined(__AVX__)", reg = "__m256", prefix = "_mm256";
+  } else if (v.is_vector() && bits == 128) {
+    guard = "defined(__SSE2__)", reg = "__m128", prefix = "_mm";
+  }
+  const std::string plain = fmt::format("  return a {} b ? a : b;\n", is_min ? "<" : ">");
+  if (guard.empty()) {
+    return define(name, fmt::format("static inline {0} {1}({0} a, {0} b) {{\n{2}}}", vt, name,
+                                    plain));
+  }
+  if (f64) reg += "d";
+  // The 512-bit form is the zero-masked one with every lane selected (the same instruction):
+  // GCC 12's unmasked _mm512_max_ps passes an undefined source that -Wmaybe-uninitialized flags.
+  const std::string insn = fmt::format("{}_{}{}_{}", prefix, bits == 512 ? "maskz_" : "",
+                                     is_min ? "min" : "max", f32 ? "ps" : "pd");
+  const std::string all = bits == 512 ? fmt::format("(__mmask{})-1, ", v.lanes()) : "";
+  return define(name, fmt::format("#if {2}\n#include <immintrin.h>\n#endif\n"
+                                  "static inline {0} {1}({0} a, {0} b) {{\n"
+                                  "#if {2}\n"
+                                  "  return ({0}){3}({4}({5})a, ({5})b);\n"
+                                  "#else\n"
+                                  "{6}"
+                                  "#endif\n}}",
+                                  vt, name, guard, insn, all, reg, plain));
 }
 
 std::string CppPrelude::round_bf16(Type t) {
@@ -461,15 +492,15 @@ std::string CppPrelude::math(MathFn fn, Type t) {
 // form). 2^k is applied as 2^(k-1) * 2 so k = 128 (x up to ln FLT_MAX = 88.72) stays finite.
 // x is clamped to [-87.34, 88.72]: at the bottom k = -126, whose 2^(k-1) has exponent bits 0,
 // so results below about 2^-125.5 (x < -87) are 0, -inf included; above 88.72 the result is
-// inf; NaN stays NaN through the clamps (a comparison with NaN is false).
+// inf; NaN stays NaN through the clamps (kf_max(lo, NaN) and kf_min(hi, NaN) are NaN).
 std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   const std::string exp_name = "kf_exp_" + suffix(t);
+  const std::string max = min_max(ir::BinOp::max, t), min = min_max(ir::BinOp::min, t);
   define(exp_name,
          fmt::format("static inline {0} {1}({0} x) {{\n"
                      "  const {0} zero = {{}}, lo = zero - 87.336544f, hi = zero + 88.72284f;\n"
-                     "  {0} xc = x < lo ? lo : x;\n"
-                     "  xc = xc > hi ? hi : xc;\n"
+                     "  {0} xc = {3}(hi, {4}(lo, x));\n"
                      "  const {0} magic = zero + 12582912.0f;\n"
                      "  {0} t = xc * 1.44269504088896341f + magic;\n"
                      "  {0} kf = t - magic;\n"
@@ -484,7 +515,7 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
                      "  p = p * r + 1.0f;\n"
                      "  {0} y = p * ({0})((k + 126) << 23) * 2.0f;\n"
                      "  return x > hi ? zero + __builtin_inff() : y;\n}}",
-                     vt, exp_name, it));
+                     vt, exp_name, it, min, max));
   if (fn == MathFn::exp) return exp_name;
   const std::string name = "kf_sigmoid_" + suffix(t);
   return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
@@ -492,22 +523,27 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
                                   vt, name, exp_name));
 }
 
-// erf and tanh on f32 vectors, from the vector exp and polynomials fitted for the least maximum
-// relative error (no libm call per lane):
+// erf and tanh on f32 vectors, from polynomials fitted for the least maximum relative error (no
+// libm call per lane):
 //   erf:  |x| < 1:  x * P(x^2), P of degree 5 (4e-8);  1 <= |x| < 4:  1 - exp(-x^2) * R(1/|x|),
 //         R of degree 7 approximating erfc(x) exp(x^2) (1.4e-7 relative, so under 3e-8
-//         absolute in erf);  |x| >= 4:  +-1 (erfc(4) is below half an ulp of 1).
+//         absolute in erf);  |x| >= 4:  +-1 (|x| is clamped to 4 there: erfc(4) is below half
+//         an ulp of 1, so the formula rounds to 1). exp(-x^2) is the vector exp's polynomial
+//         inlined without its clamps (-x^2 lies in [-16, -1]).
 //   tanh: |x| < 0.625:  x * P(x^2), P of degree 5 (4e-9);  beyond, 1 - 2 / (exp(2|x|) + 1)
-//         with the sign of x (inf for large |x| gives exactly +-1).
-// Both are odd; NaN stays NaN (every comparison with it is false).
+//         (inf for large |x| gives exactly 1).
+// Both are odd: |x| is x with the sign bit cleared and the saturating branch gets x's sign bit
+// back with an or (one instruction each, where a conditional negation is three). NaN stays NaN
+// (kf_max(1, NaN) is NaN and every comparison with NaN is false).
 std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
-  const std::string vt = value_type(t);
-  const std::string exp_name = vector_exp_f32(MathFn::exp, t);
+  const std::string vt = value_type(t), it = mask_type(t.lanes());
   if (fn == MathFn::erf) {
+    const std::string max = min_max(ir::BinOp::max, t), min = min_max(ir::BinOp::min, t);
     return define("kf_erf_" + suffix(t),
                   fmt::format("static inline {0} {1}({0} x) {{\n"
                               "  const {0} zero = {{}}, one = zero + 1.0f;\n"
-                              "  {0} a = x < 0 ? -x : x;\n"
+                              "  const {2} sign = ({2})x & (int32_t)0x80000000;\n"
+                              "  {0} a = ({0})(({2})x & 0x7fffffff);\n"
                               "  {0} u = x * x;\n"
                               "  {0} p = zero - 5.63142043834e-4f;\n"
                               "  p = p * u + 4.91755097804e-3f;\n"
@@ -516,8 +552,7 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
                               "  p = p * u - 3.76123261847e-1f;\n"
                               "  p = p * u + 1.12837912249f;\n"
                               "  {0} small = x * p;\n"
-                              "  {0} ac = a < one ? one : a;\n"
-                              "  ac = ac > 4.0f ? zero + 4.0f : ac;\n"
+                              "  {0} ac = {3}(zero + 4.0f, {4}(one, a));\n"
                               "  {0} s = one / ac;\n"
                               "  {0} r = zero - 1.66785954601e-2f;\n"
                               "  r = r * s + 1.15802751195e-1f;\n"
@@ -527,16 +562,29 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
                               "  r = r * s + 4.96125067318e-2f;\n"
                               "  r = r * s + 5.57979267049e-1f;\n"
                               "  r = r * s + 3.32929457826e-4f;\n"
-                              "  {0} big = one - {2}(-(ac * ac)) * r;\n"
-                              "  big = a >= 4.0f ? one : big;\n"
-                              "  big = x < 0 ? -big : big;\n"
+                              "  {0} q = ac * ac;\n"
+                              "  const {0} magic = zero + 12582912.0f;\n"
+                              "  {0} t = q * -1.44269504088896341f + magic;\n"
+                              "  {0} kf = t - magic;\n"
+                              "  {2} k = ({2})t - ({2})magic;\n"
+                              "  {0} w = kf * -0.693359375f - q;\n"
+                              "  w = w - kf * -2.12194440e-4f;\n"
+                              "  {0} e = zero + 8.31252696909e-3f;\n"
+                              "  e = e * w + 4.18901162526e-2f;\n"
+                              "  e = e * w + 1.6667114452e-1f;\n"
+                              "  e = e * w + 4.99992317621e-1f;\n"
+                              "  e = e * w + 1.0f;\n"
+                              "  e = e * w + 1.0f;\n"
+                              "  e = e * ({0})((k + 127) << 23);\n"
+                              "  {0} big = ({0})(({2})(one - e * r) | sign);\n"
                               "  return a < one ? small : big;\n}}",
-                              vt, "kf_erf_" + suffix(t), exp_name));
+                              vt, "kf_erf_" + suffix(t), it, min, max));
   }
+  const std::string exp_name = vector_exp_f32(MathFn::exp, t);
   return define("kf_tanh_" + suffix(t),
                 fmt::format("static inline {0} {1}({0} x) {{\n"
                             "  const {0} zero = {{}}, one = zero + 1.0f;\n"
-                            "  {0} a = x < 0 ? -x : x;\n"
+                            "  {0} a = ({0})(({3})x & 0x7fffffff);\n"
                             "  {0} u = x * x;\n"
                             "  {0} p = zero - 5.65998662194e-3f;\n"
                             "  p = p * u + 2.05909859918e-2f;\n"
@@ -546,9 +594,9 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
                             "  p = p * u + 9.99999996075e-1f;\n"
                             "  {0} small = x * p;\n"
                             "  {0} big = one - 2.0f / ({2}(a + a) + one);\n"
-                            "  big = x < 0 ? -big : big;\n"
+                            "  big = ({0})(({3})big | (({3})x & (int32_t)0x80000000));\n"
                             "  return a < 0.625f ? small : big;\n}}",
-                            vt, "kf_tanh_" + suffix(t), exp_name));
+                            vt, "kf_tanh_" + suffix(t), exp_name, it));
 }
 
 std::string CppPrelude::heap_alloc() {
