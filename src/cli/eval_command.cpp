@@ -15,7 +15,7 @@ namespace kf {
 namespace {
 
 struct EvalArgs {
-  std::string task_dir, candidate;
+  std::string task_dir, candidate, rival;
   int threads = 1;
   bool json = false, no_reference = false, no_time = false, quiet = false, baseline = false;
   bool vs_baseline = false, profile = false;
@@ -64,6 +64,15 @@ void print_text(const RunResult& r) {
     fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the baseline, same run)\n",
                r.vs_baseline.median, r.vs_baseline.min);
   }
+  if (r.rival_timing) {
+    const Timing& t = *r.rival_timing;
+    fmt::print("rival:    median {}  min {} ({})\n", human_time(t.median_s), human_time(t.min_s),
+               r.rival_name);
+    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the rival, same run)\n",
+               r.vs_rival.median, r.vs_rival.min);
+  }
+  if (r.timing && !r.timing->stopped_early.empty())
+    fmt::print("note:     timing stopped after {}\n", r.timing->stopped_early);
   if (r.counters) {
     const Counters& c = *r.counters;
     fmt::print("counters: {:.2f} CPUs busy, {:.0f} minor faults, {:.1f} context switches per call\n",
@@ -97,15 +106,28 @@ int run_eval(const EvalArgs& a) {
     fmt::print(stderr, "error: name a candidate file, or pass --baseline\n");
     return 2;
   }
-  auto source = read_file(candidate);
+  // A .cpp as it is, a .sched lowered from the task's TE spec.
+  const auto read_solution = [&](const std::string& path,
+                                 std::optional<std::string>* schedule) -> Expected<std::string> {
+    auto text = read_file(path);
+    if (!text || !path.ends_with(".sched")) return text;
+    if (schedule) *schedule = *text;
+    return lower_schedule_file(*task, path, *text);
+  };
   std::optional<std::string> schedule;  // the schedule a .sched candidate is generated from
-  if (source && candidate.ends_with(".sched")) {
-    schedule = *source;
-    source = lower_schedule_file(*task, candidate, *source);
-  }
+  auto source = read_solution(candidate, &schedule);
   if (!source) {
     fmt::print(stderr, "error: {}\n", source.error().message());
     return 2;
+  }
+  if (!a.rival.empty()) {
+    auto rival = read_solution(a.rival, nullptr);
+    if (!rival) {
+      fmt::print(stderr, "error: {}\n", rival.error().message());
+      return 2;
+    }
+    o.rival_source = *rival;
+    o.rival_name = a.rival;
   }
   o.threads = a.threads;
   o.seed = a.seed;
@@ -189,6 +211,10 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--no-reference", args->no_reference, "Do not time the reference");
   cmd->add_flag("--vs-baseline", args->vs_baseline,
                 "Also time the task's library baseline side by side");
+  cmd->add_option("--vs", args->rival,
+                  "Also time another solution (.cpp, or .sched lowered from the task's spec) side "
+                  "by side; it is compiled like the candidate but not checked")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--no-time", args->no_time, "Check correctness only");
   cmd->add_flag("--profile", args->profile,
                 "Then profile it (the profiler role's evidence: roofline, vectorization report, "

@@ -198,7 +198,8 @@ class Judge {
   Expected<bool> check_test_shapes(const Solution& cand, const Solution& oracle);
   Expected<bool> bench(const Solution& cand, const Solution& oracle,
                        const std::optional<Solution>& reference,
-                       const std::optional<Solution>& baseline);
+                       const std::optional<Solution>& baseline,
+                       const std::optional<Solution>& rival);
 
  private:
   void record(const ShapeInstance& inst, uint64_t seed, const CompareResult& c, bool timed) {
@@ -211,13 +212,20 @@ class Judge {
                            .worst = c.worst,
                            .detail = c.detail});
   }
+  // A solution timed side by side with the candidate.
+  struct Other {
+    Worker* worker;
+    const char* what;  // "reference", "baseline", "rival"
+    ShimKind kind;     // its buffers' layout
+  };
   // Times the candidate in batches, each followed by one batch of every comparison solution
-  // (`others`: the reference, the baseline) on the same input sets, so all are measured side by
-  // side under the same conditions. Verifies every candidate batch.
-  Expected<std::vector<double>> time_side_by_side(Worker& cand, const std::vector<Worker*>& others,
+  // (`others`: the reference, the baseline, the rival) on the same input sets, so all are
+  // measured side by side under the same conditions. Verifies every candidate batch.
+  Expected<std::vector<double>> time_side_by_side(Worker& cand, const std::vector<Other>& others,
                                                   const ShapeInstance& inst, Worker& oracle,
                                                   int reps, double overhead,
-                                                  std::vector<std::vector<double>>* other_times);
+                                                  std::vector<std::vector<double>>* other_times,
+                                                  std::string* stopped_early);
 
   const Task& task_;
   const EvalOptions& o_;
@@ -225,7 +233,6 @@ class Judge {
   const te::Program* program_;  // the TE oracle for test shapes; null when the task has no spec
   uint64_t seed_ = 0, seed_count_ = 0;
   bool failed_ = false;
-  bool has_reference_ = false;  // others[0] is the reference during timing
 };
 
 Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& oracle) {
@@ -282,8 +289,9 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
 }
 
 Expected<std::vector<double>> Judge::time_side_by_side(
-    Worker& cand, const std::vector<Worker*>& others, const ShapeInstance& inst, Worker& oracle,
-    int reps, double overhead, std::vector<std::vector<double>>* other_times) {
+    Worker& cand, const std::vector<Other>& others, const ShapeInstance& inst, Worker& oracle,
+    int reps, double overhead, std::vector<std::vector<double>>* other_times,
+    std::string* stopped_early) {
   std::vector<double> times;
   other_times->assign(others.size(), {});
   const ProcessCounters before = cand.counters();
@@ -294,7 +302,28 @@ Expected<std::vector<double>> Judge::time_side_by_side(
   const std::string hash = inputs_hash(task_, cand);
   double measured = 0;
   const auto wall_start = Clock::now();
+  // One batch of every comparison solution, each on outputs poisoned like the candidate's (the
+  // poisoning leaves the output lines in the cache: a solution whose outputs were not written
+  // just before its batch would pay for fetching them, and the candidate would look faster).
+  const auto run_others = [&]() -> Status {
+    for (size_t i = 0; i < others.size(); ++i) {
+      for (int s = 0; s < k; ++s) poison_outputs(task_, inst, *others[i].worker, s, others[i].kind);
+      RunOutcome rr = others[i].worker->run(first, reps, o_.run_timeout_s);
+      if (!rr.ok)
+        return Status::error(fmt::format("the {} failed during timing: {}",
+                                         std::string_view(others[i].what) == "rival"
+                                             ? "rival"
+                                             : fmt::format("task's {}", others[i].what),
+                                         rr.message));
+      (*other_times)[i].push_back(std::max(rr.seconds - overhead, 0.0) / reps);
+    }
+    return {};
+  };
   while (static_cast<int>(times.size()) < o_.max_samples) {
+    // The order alternates (the candidate first, then the others first) so that neither
+    // position's share of the machine's state (clocks, caches, the other core's work) favours one.
+    const bool others_first = times.size() % 2 == 1;
+    if (others_first) KF_RETURN_IF_ERROR(run_others());
     for (int s = 0; s < k; ++s) poison_outputs(task_, inst, cand, s, ShimKind::candidate);
     RunOutcome r = cand.run(first, reps, o_.run_timeout_s);
     if (!r.ok) {
@@ -325,18 +354,25 @@ Expected<std::vector<double>> Judge::time_side_by_side(
         }
       }
     }
-    for (size_t i = 0; i < others.size(); ++i) {
-      RunOutcome rr = others[i]->run(first, reps, o_.run_timeout_s);
-      if (!rr.ok)
-        return Status::error(fmt::format("the task's {} failed during timing: {}",
-                                         i == 0 && has_reference_ ? "reference" : "baseline",
-                                         rr.message));
-      (*other_times)[i].push_back(std::max(rr.seconds - overhead, 0.0) / reps);
-    }
+    if (!others_first) KF_RETURN_IF_ERROR(run_others());
     const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
     const int n = static_cast<int>(times.size());
     if (n >= o_.min_samples && measured >= o_.min_time_s) break;
-    if (n >= o_.min_samples && wall >= o_.max_timing_wall_s) break;
+    // Two samples at least: one call can be disturbed, the faster of two rarely is by much.
+    const int enough = std::min(2, o_.min_samples);
+    if (n >= enough && wall >= o_.max_timing_wall_s) {
+      if (n < o_.min_samples || measured < o_.min_time_s)
+        *stopped_early = fmt::format("{} samples: the timing loop's {:.0f} s were spent", n,
+                                     o_.max_timing_wall_s);
+      break;
+    }
+    const double fastest = *std::min_element(times.begin(), times.end());
+    if (n >= enough && o_.stop_slower_than_s > 0 && fastest > o_.stop_slower_than_s) {
+      *stopped_early = fmt::format("{} samples: the fastest ({:.3f} ms) is slower than the "
+                                   "{:.3f} ms it had to beat",
+                                   n, fastest * 1e3, o_.stop_slower_than_s * 1e3);
+      break;
+    }
   }
   const ProcessCounters after = cand.counters();
   const double calls = static_cast<double>(times.size()) * reps;
@@ -365,7 +401,8 @@ Expected<std::vector<double>> Judge::time_side_by_side(
 
 Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
                             const std::optional<Solution>& reference,
-                            const std::optional<Solution>& baseline) {
+                            const std::optional<Solution>& baseline,
+                            const std::optional<Solution>& rival) {
   auto inst = task_.instantiate(task_.bench);
   if (!inst) return inst.error();
   res_.shape = inst->label();
@@ -380,13 +417,14 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   auto started = start_workers(*inst, cand, oracle, sets, &cw, &ow);
   if (!started) return started.error();
   if (!*started) return false;
-  std::unique_ptr<Worker> rw, bw;
-  for (auto [sol, worker, what] : {std::tuple{&reference, &rw, "reference"},
-                                   std::tuple{&baseline, &bw, "baseline"}}) {
+  std::unique_ptr<Worker> rw, bw, vw;
+  for (auto [sol, worker, what] : {std::tuple{&reference, &rw, "the task's reference"},
+                                   std::tuple{&baseline, &bw, "the task's baseline"},
+                                   std::tuple{&rival, &vw, "the rival"}}) {
     if (!*sol) continue;
     auto w = start_worker(task_, *inst, **sol, sets, o_);
     if (!w) return w.error();
-    if (auto* f = (*w)->fault()) return Status::error(fmt::format("the task's {} {}", what, f->message));
+    if (auto* f = (*w)->fault()) return Status::error(fmt::format("{} {}", what, f->message));
     *worker = std::move(*w);
   }
   const uint64_t seed = next_seed();
@@ -394,6 +432,7 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
     KF_RETURN_IF_ERROR(fill_inputs(task_, *inst, *cw, s, seed + static_cast<uint64_t>(s)));
     if (rw) copy_inputs(task_, *inst, *cw, s, *rw, s, ShimKind::reference);
     if (bw) copy_inputs(task_, *inst, *cw, s, *bw, s, ShimKind::candidate);
+    if (vw) copy_inputs(task_, *inst, *cw, s, *vw, s, ShimKind::candidate);
   }
   copy_inputs(task_, *inst, *cw, 0, *ow, 0, ShimKind::oracle);
   poison_outputs(task_, *inst, *ow, 0, ShimKind::oracle);
@@ -419,11 +458,17 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
          {fmt::format("largest error relative to the tolerance: {}", c.worst)});
     return false;
   }
-  for (auto [w, what] : {std::pair{rw.get(), "reference"}, std::pair{bw.get(), "baseline"}}) {
-    if (!w) continue;
-    RunOutcome wwarm = w->run(0, 1, o_.oracle_timeout_s);
+  std::vector<Other> others;
+  if (rw) others.push_back({rw.get(), "reference", ShimKind::reference});
+  if (bw) others.push_back({bw.get(), "baseline", ShimKind::candidate});
+  if (vw) others.push_back({vw.get(), "rival", ShimKind::candidate});
+  for (const Other& w : others) {
+    RunOutcome wwarm = w.worker->run(0, 1, o_.oracle_timeout_s);
     if (!wwarm.ok)
-      return Status::error(fmt::format("the task's {} failed at the bench shape: {}", what,
+      return Status::error(fmt::format("the {} failed at the bench shape: {}",
+                                       std::string_view(w.what) == "rival"
+                                           ? "rival"
+                                           : fmt::format("task's {}", w.what),
                                        wwarm.message));
   }
 
@@ -440,20 +485,20 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   // Batches of at least ~5 ms, never reusing an input set within a batch.
   const int reps = static_cast<int>(std::clamp(std::ceil(0.005 / std::max(warm.seconds, 1e-9)), 1.0,
                                                static_cast<double>(sets)));
-  std::vector<Worker*> others;
-  has_reference_ = rw != nullptr;
-  if (rw) others.push_back(rw.get());
-  if (bw) others.push_back(bw.get());
-  note(fmt::format("timing: batches of {} call(s){}", reps,
-                   rw && bw ? ", side by side with the reference and the baseline"
-                   : rw     ? ", side by side with the reference"
-                   : bw     ? ", side by side with the baseline"
-                            : ""));
+  std::string with;
+  for (size_t i = 0; i < others.size(); ++i)
+    with += fmt::format("{}the {}", i == 0 ? ", side by side with " : i + 1 == others.size() ? " and " : ", ",
+                        others[i].what);
+  note(fmt::format("timing: batches of {} call(s){}", reps, with));
   std::vector<std::vector<double>> other_times;
-  auto times = time_side_by_side(*cw, others, *inst, *ow, reps, overhead, &other_times);
+  std::string stopped_early;
+  auto times = time_side_by_side(*cw, others, *inst, *ow, reps, overhead, &other_times,
+                                 &stopped_early);
   if (!times) return times.error();
   if (failed_) return false;
   res_.timing = summarize_timing(*times, reps, sets, overhead);
+  res_.timing->stopped_early = stopped_early;
+  if (!stopped_early.empty()) note("timing stopped after " + stopped_early);
   const auto speedup = [&](const Timing& other, Speedup* out) {
     out->median = other.median_s / std::max(res_.timing->median_s, 1e-12);
     out->min = other.min_s / std::max(res_.timing->min_s, 1e-12);
@@ -466,6 +511,10 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   if (bw) {
     res_.baseline_timing = summarize_timing(other_times[next++], reps, sets, overhead);
     speedup(*res_.baseline_timing, &res_.vs_baseline);
+  }
+  if (vw) {
+    res_.rival_timing = summarize_timing(other_times[next++], reps, sets, overhead);
+    speedup(*res_.rival_timing, &res_.vs_rival);
   }
   if (o_.machine) {
     MachineLimits m = *o_.machine;
@@ -588,6 +637,14 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
     baseline = Solution{bl.so_path, ShimKind::candidate};
     res.baseline_name = task.baseline->name;
   }
+  std::optional<Solution> rival;
+  if (o.time && !o.rival_source.empty()) {
+    CompiledObject rv = compile_solution(o.rival_source, entry_shim(task, ShimKind::candidate), o.compile);
+    if (!rv.info.ok)
+      return Status::error(fmt::format("the rival ({}) does not compile:\n{}", o.rival_name, rv.info.log));
+    rival = Solution{rv.so_path, ShimKind::candidate};
+    res.rival_name = o.rival_name;
+  }
   const Solution cand_s{cand.so_path, ShimKind::candidate};
   const Solution oracle_s{oracle.so_path, ShimKind::oracle};
 
@@ -595,7 +652,7 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   if (!tests_ok) return tests_ok.error();
   if (!*tests_ok) return res;
   if (o.time) {
-    auto bench_ok = judge.bench(cand_s, oracle_s, reference, baseline);
+    auto bench_ok = judge.bench(cand_s, oracle_s, reference, baseline, rival);
     if (!bench_ok) return bench_ok.error();
     if (!*bench_ok) return res;
   }

@@ -42,7 +42,17 @@ struct EvalOptions {
   bool time_baseline = false;  // also time the task's library baseline side by side
   double min_time_s = 1.0;     // measured time per solution at the bench shape
   int min_samples = 5, max_samples = 200;
+  // Wall clock of the timing loop: past it, timing ends once it has 2 samples (min_samples or
+  // not) and says so in Timing::stopped_early. A kernel of seconds per call gets 2 samples.
   double max_timing_wall_s = 60;
+  // Timing ends after 2 samples when the candidate's fastest call is slower than this (0: off):
+  // a search needs no precise time of a candidate clearly slower than its best.
+  double stop_slower_than_s = 0;
+  // A second solution timed side by side with the candidate, like the baseline (a search's best
+  // so far, compiled with the candidate's options): vs_rival is its time over the candidate's,
+  // from one run in which both saw the same inputs and the same machine. The rival was judged
+  // before: its outputs are not checked again, and its time decides nothing about its verdict.
+  std::string rival_source, rival_name = "rival";
   double run_timeout_s = 30;     // wall-clock deadline of one batch of kernel calls
   double oracle_timeout_s = 300;
   size_t memory_limit = 0;       // address space beyond the buffers; 0 = default

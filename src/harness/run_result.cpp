@@ -31,7 +31,8 @@ nlohmann::json timing_json(const Timing& t) {
           {"sets", t.sets},           {"min_s", t.min_s},
           {"median_s", t.median_s},   {"mean_s", t.mean_s},
           {"max_s", t.max_s},         {"spread", t.spread},
-          {"overhead_s", t.overhead_s}, {"per_run_s", t.per_run_s}};
+          {"overhead_s", t.overhead_s}, {"per_run_s", t.per_run_s},
+          {"stopped_early", t.stopped_early}};
 }
 
 }  // namespace
@@ -72,6 +73,10 @@ nlohmann::json RunResult::to_json() const {
     j["baseline_timing"] = timing_json(*baseline_timing);
     j["baseline"] = baseline_name;
   }
+  if (rival_timing) {
+    j["rival_timing"] = timing_json(*rival_timing);
+    j["rival"] = rival_name;
+  }
   if (roofline) {
     const Roofline& r = *roofline;
     j["roofline"] = {{"flops", r.flops},
@@ -95,6 +100,8 @@ nlohmann::json RunResult::to_json() const {
     j["speedup"] = {{"median", vs_reference.median}, {"min", vs_reference.min}};
   if (vs_baseline.median > 0)
     j["speedup_vs_baseline"] = {{"median", vs_baseline.median}, {"min", vs_baseline.min}};
+  if (vs_rival.median > 0)
+    j["speedup_vs_rival"] = {{"median", vs_rival.median}, {"min", vs_rival.min}};
   j["output_log"] = output_log;
   return j;
 }
@@ -113,6 +120,7 @@ Timing timing_from(const nlohmann::json& t) {
   r.spread = t.value("spread", 0.0);
   r.overhead_s = t.value("overhead_s", 0.0);
   r.per_run_s = t.value("per_run_s", std::vector<double>{});
+  r.stopped_early = t.value("stopped_early", std::string());
   return r;
 }
 
@@ -168,6 +176,10 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
       r.baseline_timing = timing_from(j["baseline_timing"]);
       r.baseline_name = j.value("baseline", "");
     }
+    if (j.contains("rival_timing")) {
+      r.rival_timing = timing_from(j["rival_timing"]);
+      r.rival_name = j.value("rival", "");
+    }
     if (j.contains("roofline")) {
       const auto& x = j["roofline"];
       Roofline f;
@@ -192,6 +204,7 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
     }
     if (j.contains("speedup")) r.vs_reference = speedup_from(j["speedup"]);
     if (j.contains("speedup_vs_baseline")) r.vs_baseline = speedup_from(j["speedup_vs_baseline"]);
+    if (j.contains("speedup_vs_rival")) r.vs_rival = speedup_from(j["speedup_vs_rival"]);
     r.output_log = j.value("output_log", "");
     return r;
   } catch (const nlohmann::json::exception& e) {

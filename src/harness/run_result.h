@@ -61,6 +61,9 @@ struct Timing {
   double spread = 0;       // (p90 - p10) / median
   double overhead_s = 0;   // protocol round trip subtracted from each sample
   std::vector<double> per_run_s;  // every sample, per kernel call
+  // Why timing ended before its minimum time and samples, empty when it ran its course: a
+  // kernel too slow for the wall-clock cap, or one clearly slower than the time it had to beat.
+  std::string stopped_early;
 };
 
 // Software counters over the timed calls, per call (the machine has no hardware counters).
@@ -92,11 +95,11 @@ struct RunResult {
   std::vector<std::string> diagnostics;  // details a person or an agent can act on
   CompileInfo compile;
   std::vector<CheckRecord> checks;
-  std::optional<Timing> timing, reference_timing, baseline_timing;
+  std::optional<Timing> timing, reference_timing, baseline_timing, rival_timing;
   std::optional<Roofline> roofline;
   std::optional<Counters> counters;
-  Speedup vs_reference, vs_baseline;  // zero when that solution was not timed
-  std::string baseline_name;
+  Speedup vs_reference, vs_baseline, vs_rival;  // zero when that solution was not timed
+  std::string baseline_name, rival_name;
   std::string task, shape, machine;
   int threads = 1;
   std::string output_log;  // what the candidate printed (capped; never trusted)

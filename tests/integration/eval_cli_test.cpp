@@ -104,6 +104,21 @@ TEST(EvalCliBaseline, LibraryBaselineLinksItsLibraryAndPasses) {
   EXPECT_NE(j["compile"]["command"].get<std::string>().find("-ldnnl"), std::string::npos);
 }
 
+// `--vs`: another solution timed in the same batches. The naive reference against the example
+// GEMM schedule (tens of times slower: the bound only checks the rival was timed at all).
+TEST(EvalCliRival, AnotherSolutionIsTimedSideBySide) {
+  const auto root = testing::source_dir();
+  const auto dir = root / "bench/jaxbench/08_gemm";
+  auto j = eval_json({dir.string(), (root / "examples/schedules/08_gemm.sched").string(), "--vs",
+                      (dir / "reference.cpp").string(), "--no-reference", "--json", "--min-time",
+                      "0.2"});
+  EXPECT_EQ(j["verdict"], "ok") << j.dump(2);
+  ASSERT_TRUE(j.contains("rival_timing") && j.contains("speedup_vs_rival")) << j.dump(2);
+  EXPECT_EQ(j["rival_timing"]["samples"], j["timing"]["samples"]);
+  EXPECT_GT(j["speedup_vs_rival"]["min"].get<double>(), 2.0);
+  EXPECT_EQ(j["rival"], (dir / "reference.cpp").string());
+}
+
 // `--profile` on a schedule: the profiler's evidence, with the time per stage of the
 // instrumented build, next to the judged result.
 TEST(EvalCliProfile, AScheduleCandidateGetsItsTimePerStage) {
