@@ -107,6 +107,31 @@ TEST_F(Tasks, RegisterBlockTargetsTheReductionStageOfAFusedGemm) {
   EXPECT_TRUE(on_softmax[0].starts_with("z_r: cache_write z_r z_r_acc | ")) << on_softmax[0];
 }
 
+TEST_F(Tasks, RegisterBlockVectorizesAlongTheOperandsRowsNotALiftedReductionsVar) {
+  // 10: y[t, d] = sum(e: wt[t, e] * sum(f: h[t, e, f] * w2[e, f, d])). The inner sum is the
+  // stage y_r[t, d, e], its vars in the order t d e (the enclosing reduction's e last). Vectors
+  // along e would gather w2 and fill 8 of 16 lanes (NE = 8); the tile's vectors run along d
+  // (w2's rows), its rows along t, and y_r is stored with d innermost so the copy-out and y's
+  // reads are unit-stride.
+  const Task moe = testing::task_at("bench/jaxbench/10_sparse_moe");
+  const sched::Pipeline p = default_pipeline(moe);
+  const Lines g = propose("register_block", p);
+  const auto y_r = std::find_if(g.begin(), g.end(), [](const std::string& l) { return l.starts_with("y_r:"); });
+  ASSERT_NE(y_r, g.end()) << ::testing::PrintToString(g);
+  EXPECT_EQ(*y_r, "y_r: cache_write y_r y_r_acc | reorder_storage y_r t e d | "
+                  "split y_r.t t.o t.i 6 | split y_r.d d.o d.i 32 | reorder y_r e d.o t.o t.i d.i | "
+                  "unroll y_r.t.i | vectorize y_r.d.i 16 | compute_at y_r_acc y_r.t.o | "
+                  "reorder y_r_acc e f t d | unroll y_r_acc.t | vectorize y_r_acc.d 16");
+  // The whole step applies and lowers.
+  Recipe r;
+  r.steps.push_back({"register_block", {}});
+  auto real = realize_recipe(p, r, {.machine = nullptr, .threads = 1});
+  ASSERT_TRUE(real) << real.error().message();
+  EXPECT_TRUE(real->skipped.empty()) << (real->skipped.empty() ? "" : real->skipped[0]);
+  auto src = generate_kernel(moe, real->schedule, {});
+  EXPECT_TRUE(src) << src.error().message();
+}
+
 TEST_F(Tasks, RegisterBlockProposesNothingWithoutAGemmOrTwice) {
   EXPECT_EQ(propose("register_block", default_pipeline(*rmsnorm_)), Lines{});
   EXPECT_EQ(propose("register_block", scheduled(*gemm_, register_block_text(*gemm_))), Lines{})

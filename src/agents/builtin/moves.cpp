@@ -137,20 +137,40 @@ bool gemm_like(const Stage& s) {
   return false;
 }
 
+// The column var of a register tile (its vectors): the stage's last pure var when some operand
+// is unit-stride along it, else a pure var that is some operand's last index. A reduction lifted
+// out of another (10's y_r[t, d, e] = sum(f: h[t, e, f] * w2[e, f, d])) has the enclosing
+// reduction's var last: vectors along e would gather w2 and fill 8 of 16 lanes, along d they load
+// w2's rows (the stage is then stored with d innermost, reorder_storage in the same step).
+std::string tile_col_var(const Stage& s) {
+  const std::string& last = s.vars.back().name;
+  const auto acc = accesses(s.body);
+  for (const auto& a : acc)
+    if (!a.index_vars.empty() && a.index_vars.back() == last) return last;
+  for (const auto& a : acc) {
+    if (a.index_vars.empty()) continue;
+    for (const auto& v : s.vars)
+      if (v.name == a.index_vars.back()) return v.name;
+  }
+  return last;
+}
+
 // The row var of a register tile: the innermost pure var (other than j) that the operands read
 // along j do not depend on, so each vector loaded along j feeds one FMA per row of the tile
 // (GEMM: i, which only A reads; convolution: the output channel, which only the weights read).
-std::string tile_row_var(const Stage& s) {
-  const std::string& j = s.vars.back().name;
+std::string tile_row_var(const Stage& s, const std::string& j) {
   const auto acc = accesses(s.body);
-  for (size_t v = s.vars.size() - 1; v-- > 0;) {
+  for (size_t v = s.vars.size(); v-- > 0;) {
     const std::string& cand = s.vars[v].name;
+    if (cand == j) continue;
     bool independent = true;
     for (const auto& a : acc)
       if (a.reads(j) && a.reads(cand)) independent = false;
     if (independent) return cand;
   }
-  return s.vars[s.vars.size() - 2].name;
+  for (size_t v = s.vars.size(); v-- > 0;)
+    if (s.vars[v].name != j) return s.vars[v].name;
+  return j;
 }
 
 // A register tile: the accumulator of register_block (cache_write of a reduction), or the
@@ -399,9 +419,16 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     if (accumulator_of(p, s) >= 0) continue;
     // The loops must still be the default ones (this strategy owns the stage's nest).
     if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
-    const std::string i = tile_row_var(s), j = s.vars.back().name;
+    const std::string j = tile_col_var(s), i = tile_row_var(s, j);
+    if (j != s.vars.back().name && s.output >= 0) continue;  // an output's layout is fixed
     const std::string acc = fresh_stage(p, s.name + "_acc");
     MoveGroup mg{s.name, {prim(fmt::format("cache_write {} {}", s.name, acc))}};
+    if (j != s.vars.back().name) {
+      std::string layout = "reorder_storage " + s.name;
+      for (const auto& v : s.vars)
+        if (v.name != j) layout += " " + v.name;
+      mg.moves.push_back(prim(layout + " " + j));
+    }
     append_tile_moves(mg.moves, s, i, j, acc, s, i, j, mr, nr, lanes);
     // An operand read transposed along j (W[o, i]) would be gathered lane by lane: the tile is
     // only worth having with that operand packed, so the packing is part of the same step.
@@ -505,7 +532,7 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
     if (!epilogue_chain(p, static_cast<int>(ri), inl, oi, dims)) continue;
     const Stage& o = p.stages[oi];
     if (!o.splits.empty() || o.loops.size() != o.vars.size()) continue;
-    const std::string i = tile_row_var(s), j = s.vars.back().name;
+    const std::string j = s.vars.back().name, i = tile_row_var(s, j);
     size_t id = 0;
     while (s.vars[id].name != i) ++id;
     const std::string oi_v = dims[id], oj_v = dims.back();
@@ -554,7 +581,12 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
     if (ai < 0) continue;
     const Stage& acc = p.stages[ai];
     if (acc.compute.kind != ComputeKind::at || acc.vars.size() < 2) continue;
-    const std::string j = acc.vars.back().name;
+    // The tile's vector var: its vectorized loop (register_block's column var).
+    std::string j = acc.vars.back().name;
+    for (const auto& l : acc.loops)
+      if (l.kind == LoopKind::vectorized && std::any_of(acc.vars.begin(), acc.vars.end(),
+                                                        [&](const te::IndexVar& v) { return v.name == l.name; }))
+        j = l.name;
     // The j.o loop of the stage the tile lives in: the panel is packed once per column tile.
     std::string jo;
     for (const auto& sp : s.splits)
