@@ -154,7 +154,9 @@ EvalOptions Loop::eval_options(int threads) const {
   // a near miss needs no precise time: it cannot be kept.
   e.max_timing_wall_s = kSearchTimingWall;
   if (best_result_.timing && best_result_.timing->median_s > 0) {
-    e.run_timeout_s = std::max(2.0, 40 * best_result_.timing->median_s);
+    // Ten times the best: a candidate that slow is of no use, and waiting for it to finish (28's
+    // first register tile ran 10x slower, 14 s a call) would spend a short budget on it.
+    e.run_timeout_s = std::max(2.0, 10 * best_result_.timing->median_s);
     e.stop_slower_than_s = kNearMiss * best_result_.timing->min_s;
   }
   e.compile.cxx = o_.cxx;
