@@ -51,26 +51,17 @@ void print_text(const RunResult& r) {
                human_time(t.median_s), human_time(t.min_s), 100 * t.spread, t.samples,
                t.reps_per_sample, t.sets);
   }
-  if (r.reference_timing) {
-    const Timing& t = *r.reference_timing;
-    fmt::print("reference: median {}  min {}\n", human_time(t.median_s), human_time(t.min_s));
-    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the reference, same run)\n",
-               r.vs_reference.median, r.vs_reference.min);
-  }
-  if (r.baseline_timing) {
-    const Timing& t = *r.baseline_timing;
-    fmt::print("baseline: median {}  min {} ({})\n", human_time(t.median_s), human_time(t.min_s),
-               r.baseline_name);
-    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the baseline, same run)\n",
-               r.vs_baseline.median, r.vs_baseline.min);
-  }
-  if (r.rival_timing) {
-    const Timing& t = *r.rival_timing;
-    fmt::print("rival:    median {}  min {} ({})\n", human_time(t.median_s), human_time(t.min_s),
-               r.rival_name);
-    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the rival, same run)\n",
-               r.vs_rival.median, r.vs_rival.min);
-  }
+  // Another solution timed in the same run: its times, then the candidate's speedup over it.
+  const auto other = [](const std::string& what, const Timing& t, const Speedup& s,
+                        const std::string& name) {
+    fmt::print("{:<9} median {}  min {}{}\n", what + ":", human_time(t.median_s),
+               human_time(t.min_s), name.empty() ? "" : " (" + name + ")");
+    fmt::print("speedup:  {:.2f}x median, {:.2f}x min (over the {}, same run)\n", s.median, s.min,
+               what);
+  };
+  if (r.reference_timing) other("reference", *r.reference_timing, r.vs_reference, "");
+  if (r.baseline_timing) other("baseline", *r.baseline_timing, r.vs_baseline, r.baseline_name);
+  if (r.rival_timing) other("rival", *r.rival_timing, r.vs_rival, r.rival_name);
   if (r.timing && !r.timing->stopped_early.empty())
     fmt::print("note:     timing stopped after {}\n", r.timing->stopped_early);
   if (r.counters) {
