@@ -216,11 +216,13 @@ class Judge {
   struct Other {
     Worker* worker;
     const char* what;  // "reference", "baseline", "rival"
+    const char* who;   // in messages: "the task's reference", "the rival"
     ShimKind kind;     // its buffers' layout
   };
-  // Times the candidate in batches, each followed by one batch of every comparison solution
-  // (`others`: the reference, the baseline, the rival) on the same input sets, so all are
-  // measured side by side under the same conditions. Verifies every candidate batch.
+  // Times the candidate in batches, each next to one batch of every comparison solution
+  // (`others`: the reference, the baseline, the rival; before or after it, alternately) on the
+  // same input sets, so all are measured side by side under the same conditions. Verifies every
+  // candidate batch.
   Expected<std::vector<double>> time_side_by_side(Worker& cand, const std::vector<Other>& others,
                                                   const ShapeInstance& inst, Worker& oracle,
                                                   int reps, double overhead,
@@ -310,11 +312,7 @@ Expected<std::vector<double>> Judge::time_side_by_side(
       for (int s = 0; s < k; ++s) poison_outputs(task_, inst, *others[i].worker, s, others[i].kind);
       RunOutcome rr = others[i].worker->run(first, reps, o_.run_timeout_s);
       if (!rr.ok)
-        return Status::error(fmt::format("the {} failed during timing: {}",
-                                         std::string_view(others[i].what) == "rival"
-                                             ? "rival"
-                                             : fmt::format("task's {}", others[i].what),
-                                         rr.message));
+        return Status::error(fmt::format("{} failed during timing: {}", others[i].who, rr.message));
       (*other_times)[i].push_back(std::max(rr.seconds - overhead, 0.0) / reps);
     }
     return {};
@@ -459,17 +457,13 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
     return false;
   }
   std::vector<Other> others;
-  if (rw) others.push_back({rw.get(), "reference", ShimKind::reference});
-  if (bw) others.push_back({bw.get(), "baseline", ShimKind::candidate});
-  if (vw) others.push_back({vw.get(), "rival", ShimKind::candidate});
+  if (rw) others.push_back({rw.get(), "reference", "the task's reference", ShimKind::reference});
+  if (bw) others.push_back({bw.get(), "baseline", "the task's baseline", ShimKind::candidate});
+  if (vw) others.push_back({vw.get(), "rival", "the rival", ShimKind::candidate});
   for (const Other& w : others) {
     RunOutcome wwarm = w.worker->run(0, 1, o_.oracle_timeout_s);
     if (!wwarm.ok)
-      return Status::error(fmt::format("the {} failed at the bench shape: {}",
-                                       std::string_view(w.what) == "rival"
-                                           ? "rival"
-                                           : fmt::format("task's {}", w.what),
-                                       wwarm.message));
+      return Status::error(fmt::format("{} failed at the bench shape: {}", w.who, wwarm.message));
   }
 
   // Protocol overhead: the fastest of a few empty round trips, subtracted from each batch.
