@@ -46,7 +46,7 @@ std::vector<Strategy> make_catalog() {
        "Accumulate an MR x NR tile of the output in vector registers across the whole reduction "
        "(the micro-kernel of BLAS-style GEMM): each loaded operand vector feeds MR FMAs.",
        "Compute-bound GEMM-like stage far below the FMA peak; loads per FMA above 1.",
-       {{"mr", 6, {4, 6, 8}, "rows of the register tile"},
+       {{"mr", 6, {4, 6, 8, 12}, "rows of the register tile"},
         {"nr", 32, {16, 32, 48, 64}, "columns of the register tile (a multiple of lanes)"},
         lanes},
        moves_register_block},
@@ -60,7 +60,7 @@ std::vector<Strategy> make_catalog() {
        "with its epilogue fused.",
        "A GEMM-like reduction or convolution whose only consumer is an elementwise chain ending "
        "in an output; extra passes over an intermediate as large as the output.",
-       {{"mr", 8, {4, 6, 8}, "rows of the register tile"},
+       {{"mr", 8, {4, 6, 8, 12}, "rows of the register tile"},
         {"nr", 16, {16, 32, 48, 64}, "columns of the register tile (a multiple of lanes)"},
         lanes},
        moves_register_block_epilogue},

@@ -227,6 +227,13 @@ class Realizer {
       auto c = ir::as_const_int(ext.expr);
       if (c && *c <= 64)
         return ir::For::make(name, ir::i64(0), ext.expr, ir::ForKind::unrolled, body(ctx, Expr(), ext.exact));
+      // A tile's partial extent (min(12, M - i.o*12), the last rows): its nominal count,
+      // unrolled, each iteration guarded, so the tile's accumulators keep constant indices and
+      // the tail runs from registers like the full tiles (as a plain loop it ran from memory, at
+      // a fraction of the speed).
+      if (!c && ext.nominal && *ext.nominal <= kMaxGuardedUnroll && !ctx.in_tail)
+        return ir::For::make(name, ir::i64(0), ir::i64(*ext.nominal), ir::ForKind::unrolled,
+                             body(ctx, ir::lt(var(name), ext.expr), ext.exact));
     }
     const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
     if (fk == ir::ForKind::parallel && chunk_per_thread(r, loop, ext))
@@ -646,6 +653,7 @@ class Realizer {
   NameGen names_;
   std::map<int, BufferView> views_;
   static constexpr int64_t kMaxMaskedStrips = 4;
+  static constexpr int64_t kMaxGuardedUnroll = 16;  // rows of a register tile's tail
 
   static void enter_tail(NestContext& c) {
     ++c.tails;

@@ -295,7 +295,7 @@ TEST(BuiltinTester, NoSpeedupWhenNotOkOrNoBest) {
 // A fake measurement: time is a separable function of register_block's knobs with its optimum
 // at mr=8, nr=48, lanes=8 (every other value at least 10% slower per knob).
 struct FakeMeasure {
-  std::map<std::string, double> cost_mr = {{"4", 1.3}, {"6", 1.2}, {"8", 1.0}};
+  std::map<std::string, double> cost_mr = {{"4", 1.3}, {"6", 1.2}, {"8", 1.0}, {"12", 1.25}};
   std::map<std::string, double> cost_nr = {{"16", 1.5}, {"32", 1.2}, {"48", 1.0}, {"64", 1.1}};
   std::map<std::string, double> cost_lanes = {{"8", 1.0}, {"16", 1.1}};
   std::vector<std::string> measured;  // recipes, in call order
@@ -374,13 +374,13 @@ TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
   std::set<std::string> unique(m.measured.begin(), m.measured.end());
   EXPECT_EQ(unique.size(), m.measured.size()) << "a recipe measured twice wastes the budget";
   EXPECT_EQ(unique.count(start.to_string()), 0u) << "the start was measured already";
-  // 3 x 3 x 2 grid minus the start: coordinate descent visits at most that many.
-  EXPECT_LE(m.measured.size(), 17u);
+  // 4 x 4 x 2 grid minus the start: coordinate descent visits at most that many.
+  EXPECT_LE(m.measured.size(), 31u);
 }
 
 TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
   FakeMeasure m;
-  m.cost_mr = {{"4", 1.0}, {"6", 1.0}, {"8", 0.99}};  // 1% is noise
+  m.cost_mr = {{"4", 1.0}, {"6", 1.0}, {"8", 0.99}, {"12", 1.0}};  // 1% is noise
   m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}, {"64", 1.0}};
   m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
   const Recipe start = recipe_of({"register_block"});
