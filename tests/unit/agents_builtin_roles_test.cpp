@@ -353,6 +353,30 @@ TEST(BuiltinAutotuner, AWiderTileGivesUpRowsToFitTheRegisterFile) {
             origins.end());
 }
 
+TEST(BuiltinAutotuner, ANarrowerTileTakesTheRowsItFrees) {
+  // From 6 x 64 (24 accumulators) the trial nr = 32 runs as 12 x 32 (24 accumulators, 2 operand
+  // vectors, 1 broadcast), not 6 x 32 with half the register file idle; nr = 48 as 8 x 48.
+  Recipe start = recipe_of({"register_block"});
+  start.steps[0].knobs = {{"mr", 6}, {"nr", 64}, {"lanes", 16}};
+  std::vector<std::string> origins, measured;
+  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+    origins.push_back(origin);
+    measured.push_back(r.to_string());
+    const Knobs& k = r.steps[0].knobs;
+    return k.at("mr") == 12 && k.at("nr") == 32 ? 1.0 : 2.0;  // (6 x 32 only as an mr trial)
+  };
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step);
+  EXPECT_EQ(best.to_string(), "register_block(lanes=16,mr=12,nr=32)");
+  auto tried = [&](const std::string& o) {
+    return std::find(origins.begin(), origins.end(), o) != origins.end();
+  };
+  EXPECT_TRUE(tried("autotune:register_block.nr=32,mr=12"));
+  EXPECT_TRUE(tried("autotune:register_block.nr=48,mr=8"));
+  EXPECT_FALSE(tried("autotune:register_block.nr=32")) << "the narrower tile as 6 x 32";
+  for (const std::string& r : measured)
+    EXPECT_EQ(r.find("mr=12,nr=64"), std::string::npos) << "never measured: " << r;
+}
+
 TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
   const Recipe start = recipe_of({"register_block"});
   for (int budget = 0; budget <= 12; ++budget) {

@@ -142,24 +142,41 @@ namespace {
 // A register tile of 16-lane vectors must fit AVX-512's 32 vector registers: MR x NR/16
 // accumulators, NR/16 operand vectors and one broadcast. A trial value that breaks this (nr = 64
 // at mr = 8: 32 accumulators alone) lowers mr to the largest of its choices that fits, so one
-// step of the descent goes from 8 x 32 to 6 x 64; false (skip the trial) when none fits.
+// step of the descent goes from 8 x 32 to 6 x 64; false (skip the trial) when none fits. The
+// other way, a trial that narrows the tile (`changed` is nr, smaller than `before`'s) takes the
+// rows it frees, up to the accumulators the tile had: 6 x 64 tries 12 x 32, not 6 x 32 (which
+// leaves half the register file idle, and would need two steps of the descent to reach 12 x 32).
 // Narrower vectors are left alone (AVX2 has 16 registers, AVX-512 32 of either width).
-bool fit_register_tile(const Strategy& s, Knobs& knobs) {
+bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string& changed,
+                       Knobs& knobs) {
   const Knob* mr = nullptr;
   int64_t nr = 0, lanes = 0;
+  auto value = [&](const Knobs& ks, const Knob& k) {
+    auto it = ks.find(k.name);
+    return it == ks.end() ? k.initial : it->second;
+  };
+  int64_t nr_before = 0;
   for (const Knob& k : s.knobs) {
-    auto it = knobs.find(k.name);
-    const int64_t v = it == knobs.end() ? k.initial : it->second;
+    const int64_t v = value(knobs, k);
     if (k.name == "mr") mr = &k;
-    if (k.name == "nr") nr = v;
+    if (k.name == "nr") {
+      nr = v;
+      nr_before = value(before, k);
+    }
     if (k.name == "lanes") lanes = v;
   }
   if (!mr || nr <= 0 || lanes != 16) return true;
   constexpr int64_t kRegisters = 32;
-  const int64_t vectors = (nr + lanes - 1) / lanes;
+  auto vectors_of = [&](int64_t n) { return (n + lanes - 1) / lanes; };
+  const int64_t vectors = vectors_of(nr);
   auto fits = [&](int64_t m) { return m * vectors + vectors + 1 <= kRegisters; };
-  auto it = knobs.find("mr");
-  const int64_t now = it == knobs.end() ? mr->initial : it->second;
+  int64_t now = value(knobs, *mr);
+  if (changed == "nr" && nr < nr_before) {
+    const int64_t accumulators = value(before, *mr) * vectors_of(nr_before);
+    for (int64_t m : mr->values)
+      if (m > now && m * vectors <= accumulators && fits(m)) now = m;
+    if (now != value(knobs, *mr)) knobs["mr"] = now;
+  }
   if (fits(now)) return true;
   int64_t best = 0;
   for (int64_t m : mr->values)
@@ -195,7 +212,7 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
         Knobs& knobs = trial.steps[i].knobs;
         knobs[k.name] = v;
         const Knobs asked = knobs;
-        if (!fit_register_tile(*s, knobs)) continue;
+        if (!fit_register_tile(*s, cur.steps[i].knobs, k.name, knobs)) continue;
         if (!seen.insert(recipe_identity(trial)).second) continue;
         --budget;
         std::string label = fmt::format("autotune:{}.{}={}", s->id, k.name, v);
