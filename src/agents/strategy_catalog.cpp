@@ -106,6 +106,14 @@ std::vector<Strategy> make_catalog() {
        "iterations than threads (batch 1) or too few to balance.",
        "Parallel loop extent small against the thread count; threads busy below requested.",
        {}, moves_fuse_parallel_loops},
+      {"strength_reduce", "Divide by multiplying with a reciprocal", StrategyScope::generic,
+       "Replace a division by a value that does not change along the innermost loop (a row's "
+       "sum, a norm's scale, a constant such as sqrt(2)) with a multiplication by its "
+       "reciprocal, computed once per row or folded by the compiler: a vector divide costs "
+       "~8-16x a multiply and does not pipeline.",
+       "Divisions in the hot loop (vdivps in the instruction mix) by row statistics or "
+       "constants; the tolerance allows one extra rounding.",
+       {}, moves_strength_reduce},
       // ---- CPU-specific, applied by the built-in brain through the autotuner --------------
       {"pick_vector_width", "Pick the vector width (AVX-512 vs AVX2)", StrategyScope::cpu,
        "Choose 16-lane (zmm) or 8-lane (ymm) vectors: 512-bit halves the instruction count "
@@ -132,10 +140,6 @@ std::vector<Strategy> make_catalog() {
        "Move computations that do not depend on the inner loop's variable out of it (scale "
        "factors, row statistics, address arithmetic).",
        "Expensive operations (div, sqrt, exp) inside the innermost loop on row-invariant values.",
-       {}},
-      {"strength_reduce", "Divide by multiplying with a reciprocal", StrategyScope::generic,
-       "Replace a division by a row-invariant value with one reciprocal and a multiply.",
-       "Divisions in the hot loop; tolerance allows one extra rounding.",
        {}},
       {"change_layout", "Change an intermediate's layout", StrategyScope::generic,
        "Store an intermediate transposed or blocked so its consumer reads it unit-stride.",

@@ -19,6 +19,8 @@
 //   prefetch e.d 4096            each iteration of e.d prefetches what iteration d + 4096 reads
 //   double_buffer B_pk C.k 32    B_pk (computed at a loop L) is filled for L's next iteration
 //                                while this one runs: a row every 32 iterations of C.k
+//   reciprocal y                 y's divisions by values invariant along its innermost loop
+//                                become multiplications by 1 / divisor (constants fold)
 //
 //   Pipeline p = make_pipeline(program, task);
 //   Status s = apply_schedule(p, schedule);   // "gemm.sched:4: cannot vectorize C.k: ..."

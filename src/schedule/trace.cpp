@@ -58,6 +58,7 @@ const std::vector<Syntax>& syntaxes() {
        "prefetch STAGE.LOOP DISTANCE"},
       {PrimitiveKind::double_buffer, "double_buffer", {A::name, A::loop_ref, A::integer}, 1, false,
        "double_buffer STAGE CONSUMER.LOOP [EVERY]"},
+      {PrimitiveKind::reciprocal, "reciprocal", {A::name}, 0, false, "reciprocal STAGE"},
   };
   return table;
 }

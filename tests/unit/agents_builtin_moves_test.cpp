@@ -405,6 +405,20 @@ TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
   EXPECT_EQ(propose("prefetch_distance", done), Lines{});
 }
 
+TEST_F(Tasks, StrengthReduceInvertsDivisorsThatAreTheSameAlongTheInnerLoop) {
+  // 50: g divides by the constant sqrt(2), y by its row's sum; the row sum itself divides
+  // nothing. 18 (conv + relu + bias) and 08 (GEMM) divide nothing at all.
+  EXPECT_EQ(propose("strength_reduce", default_pipeline(*softmax_)),
+            (Lines{"g: reciprocal g", "y: reciprocal y"}));
+  EXPECT_EQ(propose("strength_reduce", default_pipeline(*gemm_)), Lines{});
+  EXPECT_EQ(propose("strength_reduce", default_pipeline(*conv_)), Lines{});
+  // Applied once, nothing is left to invert.
+  const sched::Pipeline done = scheduled(*softmax_, "reciprocal g\nreciprocal y\n");
+  EXPECT_EQ(propose("strength_reduce", done), Lines{});
+  EXPECT_EQ(pipeline_facts(default_pipeline(*softmax_)).invertible_divisions, 2);
+  EXPECT_EQ(pipeline_facts(done).invertible_divisions, 0);
+}
+
 // ---- Threads ----------------------------------------------------------------------------
 
 TEST_F(Tasks, ParallelOuterProposesNothingWithOneThread) {

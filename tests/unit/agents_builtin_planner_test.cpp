@@ -174,6 +174,33 @@ TEST(BuiltinPlanner, APanelPackedPerTileIsDoubleBufferedOnceTheKernelIsComputeBo
   EXPECT_NE(p.strategy, "double_buffer_pack") << p.why;
 }
 
+TEST(BuiltinPlanner, InvariantDivisorsAreInvertedOnceTheLoopsAreDone) {
+  // 50 after the fused tile, the vector partial sums and the vector loops: what is left is
+  // small; the divisions by sqrt(2) (GELU) and by each row's sum are inverted once, with a
+  // modest expectation, ranked after the loop strategies that expect more.
+  Scenario s("bench/jaxbench/50_matmul_gelu_softmax",
+             recipe_of({"register_block_epilogue", "rfactor_reduction", "vectorize_inner"}));
+  std::set<std::string> tried = {"unroll_reduction", "unroll_inner", "inline_elementwise",
+                                 "fuse_into_consumer", "double_buffer_pack"};
+  Plan p = s.plan(evidence("compute", 0.7), tried);
+  EXPECT_EQ(p.strategy, "strength_reduce") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.04);
+  EXPECT_NE(p.why.find("2 stages divide by a value that does not change along their innermost "
+                       "loop"),
+            std::string::npos)
+      << p.why;
+  // Memory-bound, a divide hides behind the loads: a smaller expectation.
+  tried.insert({"streaming_stores", "prefetch_distance", "tile_2d"});
+  p = s.plan(evidence("memory", 0.7), tried);
+  EXPECT_EQ(p.strategy, "strength_reduce") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.02);
+  // A GEMM divides nothing: never proposed.
+  Scenario gemm("bench/jaxbench/08_gemm", recipe_of({"register_block", "pack_operand"}));
+  Plan g = gemm.plan(evidence("compute", 0.7), {"unroll_reduction", "double_buffer_pack"});
+  EXPECT_NE(g.strategy, "strength_reduce");
+  for (const auto& a : g.alternatives) EXPECT_EQ(a.find("strength_reduce"), std::string::npos) << a;
+}
+
 TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Plan p = s.plan(evidence("compute", 0.05), {"register_block"});

@@ -83,6 +83,10 @@ const FeatureCase kFeatureCases[] = {
     {"f64_row_fusion", "f64_layernorm",
      "compute_at var y.n\ncompute_at var_r var.n\ncompute_at mu y.n\ncompute_at mu_r mu.n\n"
      "vectorize y.d\n"},
+    // reciprocal: bf16 rows divided by a row sum (inverted in f32), f64 means divided by a size.
+    {"bf16_reciprocal", "bf16_softmax",
+     "compute_inline e\ncompute_at y_r y.n\nvectorize y.d 16\nreciprocal y\n"},
+    {"f64_reciprocal", "f64_layernorm", "reciprocal mu\nreciprocal var\nvectorize y.d\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FeatureSchedules, ::testing::ValuesIn(kFeatureCases),

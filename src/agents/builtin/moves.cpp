@@ -760,6 +760,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
     if (row_reduction(s)) ++f.row_reductions;
+    if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;
     if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;
     else ++f.unvectorized;

@@ -47,6 +47,12 @@ Expected<std::vector<MoveGroup>> moves_double_buffer(const sched::Pipeline&, con
                                                      const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_prefetch(const sched::Pipeline&, const Knobs&,
                                                 const MoveContext&);
+// moves_rewrite.cpp: `reciprocal S` for every stage with a division it can invert once.
+Expected<std::vector<MoveGroup>> moves_strength_reduce(const sched::Pipeline&, const Knobs&,
+                                                       const MoveContext&);
+// Whether `reciprocal STAGE` applies (the stage divides by a value invariant along its
+// innermost loop).
+bool reciprocal_applies(const sched::Pipeline& p, const std::string& stage);
 
 // Facts about a pipeline the planner's rules use.
 struct PipelineFacts {
@@ -62,6 +68,7 @@ struct PipelineFacts {
   int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
   int unvectorized = 0;                // computed stages with no vectorized loop
   int recurrences = 0;
+  int invertible_divisions = 0;        // stages whose divisions `reciprocal` would rewrite
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);
 

@@ -116,6 +116,12 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   if (e.threads > 1 && e.cpus_busy < 0.75 * e.threads && f.parallel > 0)
     props.push_back({"fuse_parallel_loops", std::min(head, 1.5),
                      "threads idle although stages are parallel: too few outer iterations"});
+  if (f.invertible_divisions > 0)
+    props.push_back({"strength_reduce", std::min(head, compute ? 1.04 : 1.02),
+                     fmt::format("{} stages divide by a value that does not change along their "
+                                 "innermost loop (a row statistic or a constant); a reciprocal "
+                                 "computed once turns each vector divide into a multiply",
+                                 f.invertible_divisions)});
   if (f.register_blocked > 0)
     props.push_back({"unroll_reduction", std::min(head, 1.1), "trim the micro-kernel's loop overhead"});
   if (f.vectorized > 0)
