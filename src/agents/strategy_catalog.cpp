@@ -114,6 +114,14 @@ std::vector<Strategy> make_catalog() {
        "Divisions in the hot loop (vdivps in the instruction mix) by row statistics or "
        "constants; the tolerance allows one extra rounding.",
        {}, moves_strength_reduce},
+      {"recompute_vs_store", "Store instead of recomputing", StrategyScope::generic,
+       "Compute an inlined intermediate with a transcendental (exp, erf, tanh) once, in a row "
+       "buffer at its last reader's outer loop, instead of evaluating it again in every reader "
+       "(softmax's exp in both the row sum and the normalization); the row stays in L1 between "
+       "the readers. The opposite trade, inlining a cheap value, is inline_elementwise.",
+       "Transcendentals evaluated several times per element (an inlined exp read by a row sum "
+       "and by the output).",
+       {lanes}, moves_recompute_vs_store},
       // ---- CPU-specific, applied by the built-in brain through the autotuner --------------
       {"pick_vector_width", "Pick the vector width (AVX-512 vs AVX2)", StrategyScope::cpu,
        "Choose 16-lane (zmm) or 8-lane (ymm) vectors: 512-bit halves the instruction count "
@@ -163,11 +171,6 @@ std::vector<Strategy> make_catalog() {
       {"tile_k_for_l1", "Block the reduction for L1", StrategyScope::generic,
        "Split the reduction so the slice of the packed panel one tile uses stays in L1.",
        "Packed panel beyond L1; micro-kernel loads missing L1.",
-       {}},
-      {"recompute_vs_store", "Recompute instead of storing", StrategyScope::generic,
-       "Recompute a cheap intermediate in each consumer instead of materializing it, or store "
-       "an expensive one once instead of recomputing it per reader.",
-       "Transcendentals evaluated several times per element; or extra passes for cheap values.",
        {}},
       {"avoid_false_sharing", "Avoid false sharing", StrategyScope::cpu,
        "Give each thread output chunks that are whole cache lines (64 B) so two cores never "

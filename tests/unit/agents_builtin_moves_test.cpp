@@ -419,6 +419,25 @@ TEST_F(Tasks, StrengthReduceInvertsDivisorsThatAreTheSameAlongTheInnerLoop) {
   EXPECT_EQ(pipeline_facts(done).invertible_divisions, 0);
 }
 
+TEST_F(Tasks, RecomputeVsStoreComputesAnInlinedExpOncePerRow) {
+  // Nothing is inlined by default: nothing is recomputed.
+  EXPECT_EQ(propose("recompute_vs_store", default_pipeline(*softmax_)), Lines{});
+  // 50 with e = exp(g - m) inlined: the row sum y_r and the output y both evaluate the exp. It
+  // is computed once per row of y, with y_r moved into the same row loop.
+  const sched::Pipeline e_inlined = scheduled(*softmax_, "compute_inline e\n");
+  EXPECT_EQ(propose("recompute_vs_store", e_inlined),
+            Lines{"e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 16"});
+  EXPECT_EQ(pipeline_facts(e_inlined).recomputed_transcendentals, 1);
+  // g = gelu(z) inlined as well: its erf is read by m, and through e by y_r and y.
+  const sched::Pipeline both = scheduled(*softmax_, "compute_inline g\ncompute_inline e\n");
+  EXPECT_EQ(propose("recompute_vs_store", both, 1, {{"lanes", 8}}),
+            (Lines{"g: compute_at y_r y.b | compute_at m y.b | compute_at g y.b | vectorize g.o 8",
+                   "e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 8"}));
+  // An inlined stage without a transcendental (z = z_r + bias) is cheap to recompute.
+  EXPECT_EQ(propose("recompute_vs_store", scheduled(*softmax_, "compute_inline z\ncompute_inline e\n")),
+            Lines{"e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 16"});
+}
+
 // ---- Threads ----------------------------------------------------------------------------
 
 TEST_F(Tasks, ParallelOuterProposesNothingWithOneThread) {

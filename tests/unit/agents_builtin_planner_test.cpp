@@ -201,6 +201,25 @@ TEST(BuiltinPlanner, InvariantDivisorsAreInvertedOnceTheLoopsAreDone) {
   for (const auto& a : g.alternatives) EXPECT_EQ(a.find("strength_reduce"), std::string::npos) << a;
 }
 
+TEST(BuiltinPlanner, AnExpInlinedIntoTwoReadersIsStoredOncePerRow) {
+  // 50 after inline_elementwise: e = exp(g - m) is evaluated by the row sum and by the output.
+  Scenario s("bench/jaxbench/50_matmul_gelu_softmax",
+             recipe_of({"register_block_epilogue", "rfactor_reduction", "vectorize_inner",
+                        "inline_elementwise"}));
+  Plan p = s.plan(evidence("compute", 0.7),
+                  {"unroll_reduction", "unroll_inner", "fuse_into_consumer", "double_buffer_pack"});
+  EXPECT_EQ(p.strategy, "recompute_vs_store") << p.why << s.pipeline.to_string();
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.06);
+  EXPECT_NE(p.why.find("1 inlined stages with exp/erf/tanh are evaluated again by each of their "
+                       "readers"),
+            std::string::npos)
+      << p.why;
+  // Before anything is inlined there is nothing recomputed.
+  Scenario bare("bench/jaxbench/50_matmul_gelu_softmax", recipe_of({"register_block_epilogue"}));
+  for (const auto& a : bare.plan(evidence("compute", 0.7)).alternatives)
+    EXPECT_EQ(a.find("recompute_vs_store"), std::string::npos) << a;
+}
+
 TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Plan p = s.plan(evidence("compute", 0.05), {"register_block"});

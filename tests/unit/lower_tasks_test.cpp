@@ -92,6 +92,17 @@ const FeatureCase kFeatureCases[] = {
 INSTANTIATE_TEST_SUITE_P(Fixtures, FeatureSchedules, ::testing::ValuesIn(kFeatureCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// recompute_vs_store's moves on 50 with g (erf) and e (exp) inlined: both computed once per row
+// of y, vectorized, with the row max and row sum moved into the row loop first.
+TEST(RecomputeVsStore, RowBuffersPassTheJudge) {
+  Task task = task_at("bench/jaxbench/50_matmul_gelu_softmax");
+  EXPECT_EQ(lower_and_judge(task,
+                            "compute_inline g\ncompute_inline e\ncompute_at y_r y.b\n"
+                            "compute_at m y.b\ncompute_at g y.b\nvectorize g.o 8\n"
+                            "compute_at e y.b\nvectorize e.o 8\n"),
+            "ok");
+}
+
 // double_buffer: a packed panel filled one iteration ahead, interleaved with the compute that uses
 // the previous one. The test shapes give one to five full panels plus a partial one (filled in
 // place), so each case runs the first fill, the interleaved rows, the rows left at the end and

@@ -748,6 +748,7 @@ Expected<std::vector<MoveGroup>> moves_prefetch(const Pipeline& p, const Knobs& 
 PipelineFacts pipeline_facts(const Pipeline& p) {
   PipelineFacts f;
   f.stages = static_cast<int>(p.stages.size());
+  f.recomputed_transcendentals = static_cast<int>(recomputed_transcendentals(p).size());
   for (const Stage& s : p.stages) {
     if (s.is_recurrence()) ++f.recurrences;
     if (s.output < 0 && s.compute.kind == ComputeKind::root && !is_cache_stage(s)) {

@@ -50,6 +50,14 @@ Expected<std::vector<MoveGroup>> moves_prefetch(const sched::Pipeline&, const Kn
 // moves_rewrite.cpp: `reciprocal S` for every stage with a division it can invert once.
 Expected<std::vector<MoveGroup>> moves_strength_reduce(const sched::Pipeline&, const Knobs&,
                                                        const MoveContext&);
+// moves_rewrite.cpp: an inlined stage with a transcendental that several stages read is
+// computed once, at the last reader's outer loop (the other readers at root moved there too),
+// and vectorized.
+Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&, const Knobs&,
+                                                          const MoveContext&);
+// The inlined stages with exp/log/tanh/erf/sigmoid/pow that two or more stages read (each
+// evaluates it again), as indices into p.stages.
+std::vector<int> recomputed_transcendentals(const sched::Pipeline& p);
 // Whether `reciprocal STAGE` applies (the stage divides by a value invariant along its
 // innermost loop).
 bool reciprocal_applies(const sched::Pipeline& p, const std::string& stage);
@@ -69,6 +77,7 @@ struct PipelineFacts {
   int unvectorized = 0;                // computed stages with no vectorized loop
   int recurrences = 0;
   int invertible_divisions = 0;        // stages whose divisions `reciprocal` would rewrite
+  int recomputed_transcendentals = 0;  // inlined exp/erf/... stages evaluated by 2+ readers
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);
 

@@ -116,6 +116,12 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   if (e.threads > 1 && e.cpus_busy < 0.75 * e.threads && f.parallel > 0)
     props.push_back({"fuse_parallel_loops", std::min(head, 1.5),
                      "threads idle although stages are parallel: too few outer iterations"});
+  if (f.recomputed_transcendentals > 0)
+    props.push_back({"recompute_vs_store", std::min(head, compute ? 1.06 : 1.03),
+                     fmt::format("{} inlined stages with exp/erf/tanh are evaluated again by each "
+                                 "of their readers; computing each once per row and reading it "
+                                 "back from L1 saves the repeated transcendentals",
+                                 f.recomputed_transcendentals)});
   if (f.invertible_divisions > 0)
     props.push_back({"strength_reduce", std::min(head, compute ? 1.04 : 1.02),
                      fmt::format("{} stages divide by a value that does not change along their "
