@@ -77,24 +77,22 @@ Status apply_reciprocal(Pipeline& p, const Primitive& prim) {
   if (!si) return si.error();
   Stage& s = p.stages[static_cast<size_t>(*si)];
   Rewriter rw{s, {}};
-  if (s.loops.empty() || s.compute.kind == ComputeKind::inlined) {
+  const bool inlined = s.loops.empty() || s.compute.kind == ComputeKind::inlined;
+  if (inlined) {
     for (const te::IndexVar& v : s.vars) rw.inner_roots.insert(v.name);
     for (const te::IndexVar& v : s.reduce_vars) rw.inner_roots.insert(v.name);
   } else {
     roots_of(s, s.loops.back().name, rw.inner_roots);
   }
-  const std::string inner = s.loops.empty() || s.compute.kind == ComputeKind::inlined
-                                ? "loop (it is inlined: only constant divisors count)"
-                                : "loop " + s.name + "." + s.loops.back().name;
   te::Expr body = rw.rewrite(s.body);
   if (rw.rewritten == 0) {
+    const std::string inner = inlined ? "loop (it is inlined: only constant divisors count)"
+                                      : "loop " + s.name + "." + s.loops.back().name;
     if (rw.varying > 0)
-      return Status::error("every division in " + s.name +
-                           " divides by a value that changes "
-                           "along its innermost " +
-                           inner + ": a reciprocal would cost as much as the division");
-    return Status::error(s.name +
-                         " has no float division by a value that could be inverted "
+      return Status::error("every division in " + s.name + " divides by a value that changes " +
+                           "along its innermost " + inner +
+                           ": a reciprocal would cost as much as the division");
+    return Status::error(s.name + " has no float division by a value that could be inverted " +
                          "once (divisions already rewritten are left alone)");
   }
   s.body = std::move(body);

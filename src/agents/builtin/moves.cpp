@@ -1,6 +1,7 @@
 // Mechanical forms of the catalog's strategies. Each reads the pipeline's current schedule state
 // and proposes groups of primitives; the schedule layer decides legality.
 #include "agents/builtin/moves.h"
+#include "agents/builtin/moves_internal.h"
 
 #include <fmt/format.h>
 
@@ -12,24 +13,24 @@
 #include "te/ast.h"
 
 namespace kf::agents::builtin {
-namespace {
-
-using sched::ComputeKind;
-using sched::LoopKind;
-using sched::Pipeline;
-using sched::Stage;
 
 int64_t knob(const Knobs& k, const std::string& name, int64_t fallback) {
   auto it = k.find(name);
   return it == k.end() ? fallback : it->second;
 }
 
-// Builds a primitive from its text; the texts here are well-formed by construction.
 sched::Primitive prim(const std::string& text) {
   auto p = sched::parse_primitive(text);
   KF_CHECK(p.has_value()) << "built-in move is malformed: " << text << ": " << p.error().message();
   return *p;
 }
+
+namespace {
+
+using sched::ComputeKind;
+using sched::LoopKind;
+using sched::Pipeline;
+using sched::Stage;
 
 bool computed(const Stage& s) { return s.compute.kind != ComputeKind::inlined; }
 

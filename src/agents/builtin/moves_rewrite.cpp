@@ -5,17 +5,11 @@
 #include <set>
 
 #include "agents/builtin/moves.h"
+#include "agents/builtin/moves_internal.h"
 #include "schedule/primitives.h"
 
 namespace kf::agents::builtin {
 namespace {
-
-sched::Primitive prim(const std::string& text) {
-  auto move = sched::parse_primitive(text);
-  KF_CHECK(move.has_value()) << "built-in move is malformed: " << text << ": "
-                             << move.error().message();
-  return *move;
-}
 
 bool transcendental(te::Op op) {
   switch (op) {
@@ -49,8 +43,7 @@ std::vector<int> recomputed_transcendentals(const sched::Pipeline& p) {
 
 Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline& p, const Knobs& k,
                                                           const MoveContext&) {
-  auto lanes_it = k.find("lanes");
-  const int64_t lanes = lanes_it == k.end() ? 16 : lanes_it->second;
+  const int64_t lanes = knob(k, "lanes", 16);
   std::vector<MoveGroup> g;
   for (int i : recomputed_transcendentals(p)) {
     const sched::Stage& s = p.stages[static_cast<size_t>(i)];
