@@ -145,10 +145,13 @@ std::vector<Strategy> make_catalog() {
        "Softmax or log-sum-exp over long rows, memory-bound, several passes per row.",
        {}},
       {"hoist_invariants", "Hoist loop invariants", StrategyScope::generic,
-       "Move computations that do not depend on the inner loop's variable out of it (scale "
-       "factors, row statistics, address arithmetic).",
-       "Expensive operations (div, sqrt, exp) inside the innermost loop on row-invariant values.",
-       {}},
+       "Move computations that do not depend on some of a stage's variables out of their loops "
+       "into a stage of their own (a decay factor shared by every channel, a weight shared by "
+       "every column): computed once per value instead of once per iteration of the loops "
+       "they do not read. Products are regrouped so the invariant factors form one term.",
+       "Expensive operations (exp, div, sqrt, a nested reduction) in a stage on values that do "
+       "not change along one or more of its loops.",
+       {}, moves_hoist_invariants},
       {"change_layout", "Change an intermediate's layout", StrategyScope::generic,
        "Store an intermediate transposed or blocked so its consumer reads it unit-stride.",
        "A consumer reading an intermediate across its contiguous dimension.",

@@ -14,7 +14,9 @@
 //                                                 ms[n]   = ms_r[n] / D
 // so every reduction can be scheduled (split, reordered, rfactored, computed at a consumer).
 // Reductions whose range is not static (`j in 0..lens[b]`), that sit in a select branch or an
-// `else` value, or that belong to a recurrence stay inline and are lowered as an inner loop.
+// `else` value, or that belong to a recurrence stay inline and are lowered as an inner loop. A
+// static reduction nested in one whose range moves (`sum(j in 0..t % 64 + 1: sum(n: ...))`) is
+// lifted over the static range covering the outer variable's values (lift_subexpression).
 //
 // Design notes:
 // - Expressions stay te::Expr (te/ast.h); a RefKind::stage ref indexes Pipeline::stages, which
@@ -131,5 +133,24 @@ Pipeline make_pipeline(const te::Program& program, const Task& task);
 
 // The default loops of a stage: its LHS vars in order, then its loop reduction vars.
 std::vector<Loop> default_loops(const Stage& s);
+
+// The largest value integer expression `e` takes over stage `s`'s index space, as a static
+// expression, when `e` is nondecreasing in every index var it reads (`t + 1` -> T); nullopt
+// otherwise (a decreasing term, a tensor read, a product with a non-constant factor).
+std::optional<te::Expr> static_max(const te::Expr& e, const Stage& s);
+
+// Lifting a subexpression of a stage's definition into a stage of its own, over the variables
+// it reads: the stage's index vars it reads, then the free reduction vars (those of enclosing
+// reductions) it reads. A free reduction var whose range is not static is lifted over the range
+// that covers all its values when one exists (`s in 0..t + 1` -> 0..T); can_lift says whether
+// every free var has one.
+//   y[b, t, h] = sum(s in 0..t + 1: sum(n: C[b, t, n] * B[b, s, n]) * x[b, s, h])
+//   lift the sum(n: ...)  ->  G[b, t, s in 0..T] = sum(n: C[b, t, n] * B[b, s, n])
+//                             y[b, t, h] = sum(s in 0..t + 1: G[b, t, s] * x[b, s, h])
+// `r` must be a node of stage si's body; the new stage is inserted before si (computed at root,
+// default loops) and `r` becomes an access to it.
+bool can_lift(const Stage& s, const te::Expr& r);
+void lift_subexpression(Pipeline& p, int si, te::Expr& r, const std::string& name,
+                        const std::string& note);
 
 }  // namespace kf::sched

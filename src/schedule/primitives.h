@@ -21,6 +21,9 @@
 //                                while this one runs: a row every 32 iterations of C.k
 //   reciprocal y                 y's divisions by values invariant along its innermost loop
 //                                become multiplications by 1 / divisor (constants fold)
+//   hoist y W p                  y's costliest subexpression that does not read y's var p
+//                                (nor any other var listed) becomes a stage W over the vars
+//                                it reads: computed once, not once per p
 //
 //   Pipeline p = make_pipeline(program, task);
 //   Status s = apply_schedule(p, schedule);   // "gemm.sched:4: cannot vectorize C.k: ..."

@@ -56,6 +56,7 @@ Status apply_nontemporal(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 Status apply_reciprocal(Pipeline& p, const Primitive& prim);  // reciprocal.cpp
+Status apply_hoist(Pipeline& p, const Primitive& prim);       // hoist.cpp
 
 // A name for a new stage: fails if taken by a stage or a tensor of the task.
 Status check_new_stage_name(const Pipeline& p, const std::string& name);

@@ -123,6 +123,27 @@ bool uses_var(const Expr& e, RefKind kind, int index) {
   return found;
 }
 
+int expr_cost(const Expr& e) {
+  int c = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::reduce) c += 100;
+    if (x.kind != ExprKind::call || x.type == ValueType::i64 || x.type == ValueType::boolean) return;
+    switch (x.op) {
+      case te::Op::exp:
+      case te::Op::log:
+      case te::Op::tanh:
+      case te::Op::erf:
+      case te::Op::sigmoid:
+      case te::Op::pow: c += 20; break;
+      case te::Op::div:
+      case te::Op::sqrt:
+      case te::Op::rsqrt: c += 8; break;
+      default: c += 1;
+    }
+  });
+  return c;
+}
+
 std::optional<int64_t> const_int(const Expr& e) {
   if (e.type != ValueType::i64) return std::nullopt;
   switch (e.kind) {

@@ -59,6 +59,11 @@ bool index_within(const te::Expr& idx, const std::vector<te::IndexVar>& stage_va
 // or scalar refs).
 te::Expr formula_to_te(const Formula& f, const Task& task);
 
+// What evaluating `e` once costs, roughly: 1 per float operation (index arithmetic is free), 8 per division or square root, 20
+// per exp/log/tanh/erf/sigmoid/pow, 100 per reduction (a loop of work). hoist uses it to pick
+// what is worth a stage; the planner, to estimate what hoisting saves.
+int expr_cost(const te::Expr& e);
+
 // Integer value of a number literal or of a static expression folded without an environment
 // (literal arithmetic only), if it is one.
 std::optional<int64_t> const_int(const te::Expr& e);

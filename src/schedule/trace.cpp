@@ -59,6 +59,8 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::double_buffer, "double_buffer", {A::name, A::loop_ref, A::integer}, 1, false,
        "double_buffer STAGE CONSUMER.LOOP [EVERY]"},
       {PrimitiveKind::reciprocal, "reciprocal", {A::name}, 0, false, "reciprocal STAGE"},
+      {PrimitiveKind::hoist, "hoist", {A::name, A::name, A::name}, 0, true,
+       "hoist STAGE NEW VAR VAR..."},
   };
   return table;
 }

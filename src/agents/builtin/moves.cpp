@@ -750,6 +750,10 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
   PipelineFacts f;
   f.stages = static_cast<int>(p.stages.size());
   f.recomputed_transcendentals = static_cast<int>(recomputed_transcendentals(p).size());
+  for (const HoistCandidate& h : hoist_candidates(p)) {
+    ++f.hoistable;
+    f.hoist_saved = std::max(f.hoist_saved, h.saved);
+  }
   for (const Stage& s : p.stages) {
     if (s.is_recurrence()) ++f.recurrences;
     if (s.output < 0 && s.compute.kind == ComputeKind::root && !is_cache_stage(s)) {

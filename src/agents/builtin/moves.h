@@ -55,6 +55,17 @@ Expected<std::vector<MoveGroup>> moves_strength_reduce(const sched::Pipeline&, c
 // and vectorized.
 Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&, const Knobs&,
                                                           const MoveContext&);
+// moves_rewrite.cpp: `hoist S S_h V...` for every computed stage with a costly subexpression that
+// does not read some of its variables (the set of variables chosen to free the most).
+Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline&, const Knobs&,
+                                                        const MoveContext&);
+struct HoistCandidate {
+  std::string stage;
+  std::vector<std::string> vars;  // the hoisted subexpression reads none of them
+  double saved = 0;               // its share of the stage's per-point cost, 0..1
+};
+std::vector<HoistCandidate> hoist_candidates(const sched::Pipeline& p);
+
 // The inlined stages with exp/log/tanh/erf/sigmoid/pow that two or more stages read (each
 // evaluates it again), as indices into p.stages.
 std::vector<int> recomputed_transcendentals(const sched::Pipeline& p);
@@ -78,6 +89,8 @@ struct PipelineFacts {
   int recurrences = 0;
   int invertible_divisions = 0;        // stages whose divisions `reciprocal` would rewrite
   int recomputed_transcendentals = 0;  // inlined exp/erf/... stages evaluated by 2+ readers
+  int hoistable = 0;                   // stages with a costly subexpression free of some var
+  double hoist_saved = 0;              // the largest share of a stage's cost hoisting saves
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);
 

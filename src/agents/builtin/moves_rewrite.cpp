@@ -1,12 +1,17 @@
 // Mechanical forms of the strategies that change what a stage computes, or how often, rather
-// than its loops: strength_reduce (reciprocals) and recompute_vs_store.
+// than its loops: strength_reduce (reciprocals), recompute_vs_store and hoist_invariants.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include "agents/builtin/moves.h"
 #include "agents/builtin/moves_internal.h"
 #include "schedule/primitives.h"
+#include "schedule/te_util.h"
+#include "te/static_eval.h"
 
 namespace kf::agents::builtin {
 namespace {
@@ -72,6 +77,132 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
     if (!inner.reduce && !inner.scan && inner.kind == sched::LoopKind::serial)
       mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", s.name, inner.name, lanes)));
     g.push_back(std::move(mg));
+  }
+  return g;
+}
+
+namespace {
+
+std::string fresh_name(const sched::Pipeline& p, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    if (p.find(n) >= 0) return true;
+    for (const TensorSpec& t : p.task->inputs)
+      if (t.name == n) return true;
+    return false;
+  };
+  std::string n = base;
+  for (int i = 2; taken(n); ++i) n = base + std::to_string(i);
+  return n;
+}
+
+// The extent at the task's bench shape (1 when it cannot be evaluated).
+int64_t bench_extent(const Task& task, const te::Expr& hi) {
+  auto shape = task.instantiate(task.bench);
+  if (!shape) return 1;
+  auto v = te::eval_static_int(hi, shape->env);
+  return v ? std::max<int64_t>(1, *v) : 1;
+}
+
+// Fewer repeats than this are not worth a stage and its buffer.
+constexpr int64_t kMinRepeats = 8;
+
+}  // namespace
+
+namespace {
+
+// The innermost reduction body of `e` that contains an access to stage `name` (or `e` itself).
+const te::Expr* loop_body_of(const te::Expr& e, const std::string& name) {
+  const te::Expr* found = nullptr;
+  std::function<bool(const te::Expr&, const te::Expr*)> walk = [&](const te::Expr& x,
+                                                                    const te::Expr* body) {
+    if (x.kind == te::ExprKind::access && x.ref.kind == te::RefKind::stage && x.name == name) {
+      found = body;
+      return true;
+    }
+    const te::Expr* inner = x.kind == te::ExprKind::reduce ? &x.args[0] : body;
+    for (const te::Expr& a : x.args)
+      if (walk(a, inner)) return true;
+    return false;
+  };
+  walk(e, &e);
+  return found ? found : &e;
+}
+
+// `hoist S NAME vars...` on a copy of p: the candidate it makes, if it applies and frees loops
+// the C++ compiler could not hoist out of by itself.
+std::optional<HoistCandidate> try_hoist(const sched::Pipeline& p, const sched::Stage& s,
+                                        const std::vector<std::string>& vars) {
+  sched::Pipeline trial = p;
+  const std::string name = fresh_name(p, s.name + "_h");
+  std::string list;
+  for (const std::string& v : vars) list += " " + v;
+  if (!sched::apply_primitive(trial, prim(fmt::format("hoist {} {}{}", s.name, name, list))).ok())
+    return std::nullopt;
+  const sched::Stage& h = trial.stages[static_cast<size_t>(trial.find(name))];
+  const sched::Stage& after = trial.stages[static_cast<size_t>(trial.find(s.name))];
+  HoistCandidate c{s.name, {}, 0};
+  // The compiler hoists an invariant out of the loops inside the last one it reads (reductions
+  // run innermost); the repeats it cannot remove are those of the freed loops outside that one.
+  // A term that reads no variable is a constant it folds.
+  std::vector<std::string> order;
+  for (const te::IndexVar& w : s.vars) order.push_back(w.name);
+  for (const te::IndexVar& w : s.reduce_vars) order.push_back(w.name);
+  int innermost = -1;
+  for (size_t d = 0; d < order.size(); ++d)
+    for (const te::IndexVar& x : h.vars)
+      if (x.name == order[d]) innermost = static_cast<int>(d);
+  int64_t repeats = 1;
+  for (size_t d = 0; d < s.vars.size(); ++d) {
+    bool read = false;
+    for (const te::IndexVar& x : h.vars) read = read || x.name == s.vars[d].name;
+    if (read) continue;
+    c.vars.push_back(s.vars[d].name);
+    if (static_cast<int>(d) < innermost) repeats *= bench_extent(*p.task, s.vars[d].hi);
+  }
+  if (innermost < 0 || repeats < kMinRepeats) return std::nullopt;
+  // Its share of the work of the loop it sat in (the reduction body, or the stage's point).
+  const double moved = sched::expr_cost(h.body);
+  const double left = sched::expr_cost(*loop_body_of(after.body, name));
+  c.saved = moved / (moved + left);
+  return c;
+}
+
+}  // namespace
+
+std::vector<HoistCandidate> hoist_candidates(const sched::Pipeline& p) {
+  std::vector<HoistCandidate> out;
+  for (const sched::Stage& s : p.stages) {
+    if (s.loops.empty() || s.compute.kind == sched::ComputeKind::inlined || s.is_recurrence())
+      continue;
+    // From each variable, grow the set of freed variables while the hoist still applies: the
+    // more loops freed, the smaller the hoisted stage (and the more repeats saved).
+    std::optional<HoistCandidate> best;
+    for (const te::IndexVar& v : s.vars) {
+      std::optional<HoistCandidate> c = try_hoist(p, s, {v.name});
+      if (!c) continue;
+      for (const te::IndexVar& w : s.vars) {
+        if (std::find(c->vars.begin(), c->vars.end(), w.name) != c->vars.end()) continue;
+        std::vector<std::string> more = c->vars;
+        more.push_back(w.name);
+        if (auto bigger = try_hoist(p, s, more)) c = bigger;
+      }
+      if (!best || c->vars.size() > best->vars.size() ||
+          (c->vars.size() == best->vars.size() && c->saved > best->saved))
+        best = c;
+    }
+    if (best) out.push_back(*best);
+  }
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline& p, const Knobs&,
+                                                        const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const HoistCandidate& c : hoist_candidates(p)) {
+    std::string vars;
+    for (const std::string& v : c.vars) vars += " " + v;
+    g.push_back({c.stage, {prim(fmt::format("hoist {} {}{}", c.stage,
+                                            fresh_name(p, c.stage + "_h"), vars))}});
   }
   return g;
 }

@@ -116,6 +116,16 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   if (e.threads > 1 && e.cpus_busy < 0.75 * e.threads && f.parallel > 0)
     props.push_back({"fuse_parallel_loops", std::min(head, 1.5),
                      "threads idle although stages are parallel: too few outer iterations"});
+  if (f.hoistable > 0) {
+    // The hoisted share of the work runs once instead of once per iteration of the loops it does
+    // not read: about 1 / (1 - share) when those loops are long.
+    const double gain = 1.0 / std::max(0.125, 1.0 - f.hoist_saved);
+    props.push_back({"hoist_invariants", std::min(head, compute ? gain : 1.0 + (gain - 1) / 4),
+                     fmt::format("{} stages evaluate a costly term (exp, a division, a nested "
+                                 "reduction: ~{:.0f}% of their work per point) that does not "
+                                 "change along some of their loops",
+                                 f.hoistable, 100 * f.hoist_saved)});
+  }
   if (f.recomputed_transcendentals > 0)
     props.push_back({"recompute_vs_store", std::min(head, compute ? 1.06 : 1.03),
                      fmt::format("{} inlined stages with exp/erf/tanh are evaluated again by each "
