@@ -83,11 +83,8 @@ struct Finder {
       return;  // the largest V-free subtree; nothing inside it is better
     }
     if (is_fmul(e)) regroup(e);
-    size_t n = e.args.size();
-    if (e.kind == ExprKind::call && e.op == Op::select) n = 1;
-    if (e.kind == ExprKind::access && e.has_else) n -= 1;
     if (e.kind == ExprKind::access) return;  // an index is not worth a stage of its own
-    for (size_t i = 0; i < n; ++i) walk(e.args[i], false);
+    for (size_t i = 0; i < eager_operands(e); ++i) walk(e.args[i], false);
   }
 };
 

@@ -242,11 +242,7 @@ Expr* find_extractable(Expr& e, const Expr* top, const Stage& s) {
     for (int r : e.rvars) ok = ok && s.reduce_vars[r].is_static;
     if (ok && can_lift(s, e)) return &e;
   }
-  // Do not look into select branches or else values: those are evaluated lazily.
-  size_t n = e.args.size();
-  if (e.kind == ExprKind::call && e.op == te::Op::select) n = 1;
-  if (e.kind == ExprKind::access && e.has_else) n -= 1;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < eager_operands(e); ++i)
     if (Expr* r = find_extractable(e.args[i], top, s)) return r;
   return nullptr;
 }
@@ -341,6 +337,7 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
   e.note = note;
   std::vector<Expr> access_idx;
   std::map<int, int> index_pos, reduce_pos;
+  std::map<int, Expr> reduce_lo;  // where each lifted reduction var's covering range starts
   for (int i : free_index) {
     index_pos[i] = static_cast<int>(e.vars.size());
     e.vars.push_back(s.vars[static_cast<size_t>(i)]);
@@ -350,6 +347,7 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
     const te::IndexVar& v = s.reduce_vars[static_cast<size_t>(rv)];
     const auto range = covering_range(v, s);
     reduce_pos[rv] = static_cast<int>(e.vars.size());
+    reduce_lo[rv] = range->first;
     te::IndexVar nv = v;
     nv.lo = int_lit(0);
     nv.hi = const_int(range->first) == 0 ? range->second
@@ -370,8 +368,7 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
     if (n.ref.kind == RefKind::index_var && index_pos.count(n.ref.index))
       return var_ref(RefKind::index_var, index_pos[n.ref.index], n.name);
     if (n.ref.kind == RefKind::reduce_var && reduce_pos.count(n.ref.index)) {
-      const te::IndexVar& v = s.reduce_vars[static_cast<size_t>(n.ref.index)];
-      const Expr lo = covering_range(v, s)->first;
+      const Expr& lo = reduce_lo[n.ref.index];
       Expr at = var_ref(RefKind::index_var, reduce_pos[n.ref.index], n.name);
       return const_int(lo) == 0 ? at : binary(te::Op::add, at, lo);
     }
@@ -413,18 +410,6 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
 
 namespace {
 
-std::string unique_name(const Pipeline& p, const std::string& base) {
-  auto taken = [&](const std::string& n) {
-    if (p.find(n) >= 0) return true;
-    for (const TensorSpec& t : p.task->inputs)
-      if (t.name == n) return true;
-    return false;
-  };
-  if (!taken(base)) return base;
-  for (int i = 2;; ++i)
-    if (!taken(base + std::to_string(i))) return base + std::to_string(i);
-}
-
 // Moves one extractable reduction of stage `si` into a new stage before it. False if none.
 bool extract_one(Pipeline& p, int si) {
   Stage& s = p.stages[si];
@@ -432,11 +417,23 @@ bool extract_one(Pipeline& p, int si) {
   const Expr* top = s.reduction ? &s.body : nullptr;
   Expr* r = find_extractable(s.body, top, s);
   if (!r) return false;
-  lift_subexpression(p, si, *r, unique_name(p, s.name + "_r"), "reduction of " + s.name);
+  lift_subexpression(p, si, *r, unique_stage_name(p, s.name + "_r"), "reduction of " + s.name);
   return true;
 }
 
 }  // namespace
+
+std::string unique_stage_name(const Pipeline& p, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    if (p.find(n) >= 0) return true;
+    for (size_t i = 0; i < p.task->tensor_count(); ++i)
+      if (p.task->tensor(i).name == n) return true;
+    return std::find(p.task->dims.begin(), p.task->dims.end(), n) != p.task->dims.end();
+  };
+  if (!taken(base)) return base;
+  for (int i = 2;; ++i)
+    if (!taken(base + std::to_string(i))) return base + std::to_string(i);
+}
 
 Pipeline make_pipeline(const te::Program& program, const Task& task) {
   Pipeline p;

@@ -134,6 +134,10 @@ Pipeline make_pipeline(const te::Program& program, const Task& task);
 // The default loops of a stage: its LHS vars in order, then its loop reduction vars.
 std::vector<Loop> default_loops(const Stage& s);
 
+// `base`, or `base2`, `base3`, ...: the first name that is not a stage, a tensor or a dim of the
+// task (for a base without '.', one check_new_stage_name accepts).
+std::string unique_stage_name(const Pipeline& p, const std::string& base);
+
 // The largest value integer expression `e` takes over stage `s`'s index space, as a static
 // expression, when `e` is nondecreasing in every index var it reads (`t + 1` -> T); nullopt
 // otherwise (a decreasing term, a tensor read, a product with a non-constant factor).

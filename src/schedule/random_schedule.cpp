@@ -32,10 +32,7 @@ std::string fresh_loop(const Stage& s, const std::string& base) {
 }
 
 std::string fresh_stage(const Pipeline& p, const std::string& base) {
-  for (int i = 1;; ++i) {
-    std::string n = base + (i == 1 ? "" : std::to_string(i));
-    if (detail::check_new_stage_name(p, n).ok()) return n;
-  }
+  return unique_stage_name(p, base);
 }
 
 Primitive make(PrimitiveKind k, std::vector<std::string> args) {

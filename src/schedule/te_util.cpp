@@ -123,6 +123,12 @@ bool uses_var(const Expr& e, RefKind kind, int index) {
   return found;
 }
 
+size_t eager_operands(const Expr& e) {
+  if (e.kind == ExprKind::call && e.op == te::Op::select) return 1;
+  if (e.kind == ExprKind::access && e.has_else) return e.args.size() - 1;
+  return e.args.size();
+}
+
 int expr_cost(const Expr& e) {
   int c = 0;
   te::visit(e, [&](const Expr& x) {

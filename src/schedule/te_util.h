@@ -59,6 +59,10 @@ bool index_within(const te::Expr& idx, const std::vector<te::IndexVar>& stage_va
 // or scalar refs).
 te::Expr formula_to_te(const Formula& f, const Task& task);
 
+// How many of e's leading operands are always evaluated: all but a select's branches and an
+// access's `else` value (those are evaluated lazily, so nothing in them may be computed eagerly).
+size_t eager_operands(const te::Expr& e);
+
 // What evaluating `e` once costs, roughly: 1 per float operation (index arithmetic is free), 8 per division or square root, 20
 // per exp/log/tanh/erf/sigmoid/pow, 100 per reduction (a loop of work). hoist uses it to pick
 // what is worth a stage; the planner, to estimate what hoisting saves.

@@ -83,23 +83,11 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
 
 namespace {
 
-std::string fresh_name(const sched::Pipeline& p, const std::string& base) {
-  auto taken = [&](const std::string& n) {
-    if (p.find(n) >= 0) return true;
-    for (const TensorSpec& t : p.task->inputs)
-      if (t.name == n) return true;
-    return false;
-  };
-  std::string n = base;
-  for (int i = 2; taken(n); ++i) n = base + std::to_string(i);
-  return n;
-}
 
 // The extent at the task's bench shape (1 when it cannot be evaluated).
-int64_t bench_extent(const Task& task, const te::Expr& hi) {
-  auto shape = task.instantiate(task.bench);
-  if (!shape) return 1;
-  auto v = te::eval_static_int(hi, shape->env);
+int64_t bench_extent(const Bindings* bench, const te::Expr& hi) {
+  if (!bench) return 1;
+  auto v = te::eval_static_int(hi, *bench);
   return v ? std::max<int64_t>(1, *v) : 1;
 }
 
@@ -131,9 +119,10 @@ const te::Expr* loop_body_of(const te::Expr& e, const std::string& name) {
 // `hoist S NAME vars...` on a copy of p: the candidate it makes, if it applies and frees loops
 // the C++ compiler could not hoist out of by itself.
 std::optional<HoistCandidate> try_hoist(const sched::Pipeline& p, const sched::Stage& s,
-                                        const std::vector<std::string>& vars) {
+                                        const std::vector<std::string>& vars,
+                                        const Bindings* bench) {
   sched::Pipeline trial = p;
-  const std::string name = fresh_name(p, s.name + "_h");
+  const std::string name = sched::unique_stage_name(p, s.name + "_h");
   std::string list;
   for (const std::string& v : vars) list += " " + v;
   if (!sched::apply_primitive(trial, prim(fmt::format("hoist {} {}{}", s.name, name, list))).ok())
@@ -157,7 +146,7 @@ std::optional<HoistCandidate> try_hoist(const sched::Pipeline& p, const sched::S
     for (const te::IndexVar& x : h.vars) read = read || x.name == s.vars[d].name;
     if (read) continue;
     c.vars.push_back(s.vars[d].name);
-    if (static_cast<int>(d) < innermost) repeats *= bench_extent(*p.task, s.vars[d].hi);
+    if (static_cast<int>(d) < innermost) repeats *= bench_extent(bench, s.vars[d].hi);
   }
   if (innermost < 0 || repeats < kMinRepeats) return std::nullopt;
   // Its share of the work of the loop it sat in (the reduction body, or the stage's point).
@@ -171,6 +160,8 @@ std::optional<HoistCandidate> try_hoist(const sched::Pipeline& p, const sched::S
 
 std::vector<HoistCandidate> hoist_candidates(const sched::Pipeline& p) {
   std::vector<HoistCandidate> out;
+  const auto shape = p.task->instantiate(p.task->bench);
+  const Bindings* bench = shape ? &shape->env : nullptr;
   for (const sched::Stage& s : p.stages) {
     if (s.loops.empty() || s.compute.kind == sched::ComputeKind::inlined || s.is_recurrence())
       continue;
@@ -178,13 +169,13 @@ std::vector<HoistCandidate> hoist_candidates(const sched::Pipeline& p) {
     // more loops freed, the smaller the hoisted stage (and the more repeats saved).
     std::optional<HoistCandidate> best;
     for (const te::IndexVar& v : s.vars) {
-      std::optional<HoistCandidate> c = try_hoist(p, s, {v.name});
+      std::optional<HoistCandidate> c = try_hoist(p, s, {v.name}, bench);
       if (!c) continue;
       for (const te::IndexVar& w : s.vars) {
         if (std::find(c->vars.begin(), c->vars.end(), w.name) != c->vars.end()) continue;
         std::vector<std::string> more = c->vars;
         more.push_back(w.name);
-        if (auto bigger = try_hoist(p, s, more)) c = bigger;
+        if (auto bigger = try_hoist(p, s, more, bench)) c = bigger;
       }
       if (!best || c->vars.size() > best->vars.size() ||
           (c->vars.size() == best->vars.size() && c->saved > best->saved))
@@ -202,7 +193,7 @@ Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline& p
     std::string vars;
     for (const std::string& v : c.vars) vars += " " + v;
     g.push_back({c.stage, {prim(fmt::format("hoist {} {}{}", c.stage,
-                                            fresh_name(p, c.stage + "_h"), vars))}});
+                                            sched::unique_stage_name(p, c.stage + "_h"), vars))}});
   }
   return g;
 }
