@@ -16,7 +16,7 @@ shift $(( $# >= 2 ? 2 : $# ))
 [ "${1:-}" = "--" ] && shift
 flags=("$@")
 [ ${#flags[@]} -eq 0 ] && flags=(--budget-evals 6 --budget-time 90 -t 1)
-kforge=./build/release/bin/kforge
+kforge="${KFORGE:-./build/release/bin/kforge}"  # a copy keeps a long run safe from rebuilds
 mkdir -p "$out"
 shard="${SHARD:-0/1}"
 shard_i=${shard%/*}

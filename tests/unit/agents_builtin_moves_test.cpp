@@ -323,6 +323,23 @@ TEST_F(Tasks, InlineElementwiseInlinesPureIntermediatesOnly) {
   EXPECT_EQ(propose("inline_elementwise", default_pipeline(*gemm_relu_)), Lines{});
 }
 
+TEST_F(Tasks, InlineElementwiseKeepsAnExpThatItsReaderWouldRecompute) {
+  // 01 (causal attention): o[b, h, i, d] = sum(j: pe[b, h, i, j] * v[b, h, j, d]) reads each
+  // exponential once per d, and its d loop runs outside j: inlined, pe's exp would be evaluated
+  // D times over. The scaled scores s (read once by m_r and pe) are still inlined, and so are m
+  // and den, copies of their lifted reductions; rmsnorm's ms[n], read along d inside the row
+  // loop n that indexes it, too (the compiler keeps it in a register).
+  const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
+  const Lines kept_pe = {"s: compute_inline s", "m: compute_inline m", "den: compute_inline den"};
+  const sched::Pipeline p = default_pipeline(attn);
+  EXPECT_EQ(propose("inline_elementwise", p), kept_pe);
+  EXPECT_EQ(pipeline_facts(p).pure_intermediates_at_root, 3);
+  // Vectorizing o along d keeps d outside j: still kept.
+  EXPECT_EQ(propose("inline_elementwise", scheduled(attn, "vectorize o.d 16\n")), kept_pe);
+  EXPECT_EQ(propose("inline_elementwise", default_pipeline(*rmsnorm_)),
+            Lines{"ms: compute_inline ms"});
+}
+
 TEST_F(Tasks, FuseIntoConsumerLandsTheChainInTheRowLoop) {
   EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*rmsnorm_)),
             (Lines{"ms: compute_at ms y.n", "ms_r: compute_at ms_r y.n"}));

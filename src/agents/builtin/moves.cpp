@@ -10,6 +10,7 @@
 #include <set>
 
 #include "schedule/primitives.h"
+#include "schedule/te_util.h"
 #include "te/ast.h"
 
 namespace kf::agents::builtin {
@@ -262,6 +263,71 @@ void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, co
   append_tile_stage_moves(out, host, hi, tile, r, ti, tj, lanes);
 }
 
+// The variables of the task a loop of s iterates over: its own, or those of the loop it was
+// split from, or of the loops fused into it.
+std::set<std::string> loop_vars(const Stage& s, const std::string& loop) {
+  for (const auto& sp : s.splits) {
+    if (sp.kind == sched::SplitKind::split && (sp.outer == loop || sp.inner == loop))
+      return loop_vars(s, sp.parent);
+    if (sp.kind == sched::SplitKind::fuse && sp.parent == loop) {
+      std::set<std::string> v = loop_vars(s, sp.outer);
+      v.merge(loop_vars(s, sp.inner));
+      return v;
+    }
+  }
+  return {loop};
+}
+
+// Whether e (part of stage c's definition) reads stage `name` inside a loop that does not index
+// it and runs outside a loop that does: each iteration of that loop evaluates the read again, and
+// the C++ compiler cannot hoist it out, as it hoists an invariant out of the loops inside.
+// `order` holds, outermost first, the variables of each loop around e.
+bool rereads(const Stage& c, const te::Expr& e, const std::string& name,
+             std::vector<std::set<std::string>> order) {
+  if (e.kind == te::ExprKind::reduce)
+    for (int rv : e.rvars) {
+      const std::string& v = c.reduce_vars[static_cast<size_t>(rv)].name;
+      if (std::none_of(order.begin(), order.end(), [&](const auto& l) { return l.contains(v); }))
+        order.push_back({v});  // a nested reduction: its loop is inside the stage's
+    }
+  if (e.kind == te::ExprKind::access && e.ref.kind == te::RefKind::stage && e.name == name) {
+    std::set<std::string> uses;
+    for (size_t d = 0; d < e.index_count(); ++d)
+      te::visit(e.args[d], [&](const te::Expr& n) {
+        if (n.kind == te::ExprKind::name) uses.insert(n.name);
+      });
+    auto indexes = [&](const std::set<std::string>& l) {
+      return std::any_of(l.begin(), l.end(), [&](const std::string& v) { return uses.contains(v); });
+    };
+    size_t last = 0;
+    for (size_t k = 0; k < order.size(); ++k)
+      if (indexes(order[k])) last = k;
+    for (size_t k = 0; k < last; ++k)
+      if (!indexes(order[k])) return true;
+  }
+  for (const auto& a : e.args)
+    if (rereads(c, a, name, order)) return true;
+  return false;
+}
+
+// Inlining substitutes s's definition at every read. A reader that reads each element once
+// (den[b, h, i] = sum(j: pe[b, h, i, j])), or re-reads it only along loops inside the ones that
+// index it (y[n, d] reads ms[n] along d: the compiler keeps it in a register), pays nothing for
+// it. One whose loop nest re-reads it outside (o[b, h, i, d] = sum(j: pe[b, h, i, j] * v[b, h, j,
+// d]), with d outside j: once per d) evaluates it again on every iteration of that loop. Worth it
+// only for a cheap definition: one with an exp, a division or a square root (cost >= 8) stays
+// stored.
+bool inlining_recomputes(const Pipeline& p, const Stage& s) {
+  if (sched::expr_cost(s.body) < 8) return false;
+  for (int r : p.readers(p.find(s.name))) {
+    const Stage& c = p.stages[static_cast<size_t>(r)];
+    std::vector<std::set<std::string>> order;
+    for (const auto& l : c.loops) order.push_back(loop_vars(c, l.name));
+    if (rereads(c, c.body, s.name, order)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
@@ -270,7 +336,7 @@ Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, con
   for (const Stage& s : p.stages) {
     if (s.output >= 0 || s.reduction || s.is_recurrence() || s.compute.kind != ComputeKind::root)
       continue;
-    if (is_cache_stage(s)) continue;
+    if (is_cache_stage(s) || inlining_recomputes(p, s)) continue;
     g.push_back({s.name, {prim("compute_inline " + s.name)}});
   }
   return g;
@@ -758,7 +824,8 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.is_recurrence()) ++f.recurrences;
     if (s.output < 0 && s.compute.kind == ComputeKind::root && !is_cache_stage(s)) {
       ++f.intermediates_at_root;
-      if (!s.reduction && !s.is_recurrence()) ++f.pure_intermediates_at_root;
+      if (!s.reduction && !s.is_recurrence() && !inlining_recomputes(p, s))
+        ++f.pure_intermediates_at_root;
     }
     if (gemm_like(s)) ++f.gemm_like;
     if (register_tile(s)) ++f.register_blocked;
