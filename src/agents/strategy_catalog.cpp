@@ -19,11 +19,14 @@ std::vector<Strategy> make_catalog() {
        "traffic of inputs and outputs.",
        {}, moves_inline_elementwise},
       {"fuse_into_consumer", "Fuse producers into consumers", StrategyScope::generic,
-       "Compute each intermediate (e.g. a row's max or sum) inside its consumer's outer loop, "
-       "for just the region the consumer needs, so it stays in L1 between producer and consumer.",
-       "Memory-bound pipeline of several passes over the same rows; working set beyond L2.",
-       {{"depth", 0, {0}, "which of the consumer's loops (0 = outermost) hosts the producer; deeper recomputes per element"}},
-       moves_fuse_into_consumer},
+       "Compute each intermediate (e.g. a row's max or sum) inside its consumer's loop nest, at "
+       "the deepest loop whose iterations each read their own part of it (a row, a row tile), "
+       "for just the region the consumer needs: it stays in L1 between producer and consumer, "
+       "and a part no consumer reads (the masked half of causal scores) is never computed.",
+       "Memory-bound pipeline of several passes over the same rows; working set beyond L2; "
+       "consumers that reduce over a range that moves with the row (causal or windowed "
+       "attention).",
+       {}, moves_fuse_into_consumer},
       {"vectorize_inner", "Vectorize the innermost loop", StrategyScope::generic,
        "Run the innermost unit-stride loop of every stage as SIMD vectors; tails are masked.",
        "Compiler report: hot loops not vectorized; few packed FMAs in the disassembly.",

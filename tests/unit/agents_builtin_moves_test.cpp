@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/builtin/brain.h"
 #include "agents/builtin/moves.h"
 #include "lower_test_util.h"
 
@@ -326,18 +327,47 @@ TEST_F(Tasks, InlineElementwiseInlinesPureIntermediatesOnly) {
 TEST_F(Tasks, InlineElementwiseKeepsAnExpThatItsReaderWouldRecompute) {
   // 01 (causal attention): o[b, h, i, d] = sum(j: pe[b, h, i, j] * v[b, h, j, d]) reads each
   // exponential once per d, and its d loop runs outside j: inlined, pe's exp would be evaluated
-  // D times over. The scaled scores s (read once by m_r and pe) are still inlined, and so are m
-  // and den, copies of their lifted reductions; rmsnorm's ms[n], read along d inside the row
-  // loop n that indexes it, too (the compiler keeps it in a register).
+  // D times over. The row max m and sum den keep their moving ranges (0..i + 1) inside their
+  // definitions: inlined, every read would run a whole row's loop again (into pe, once per j).
+  // The scaled scores s, read once by m and pe, are still inlined; rmsnorm's ms[n], read along
+  // d inside the row loop n that indexes it, too (the compiler keeps it in a register).
   const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
-  const Lines kept_pe = {"s: compute_inline s", "m: compute_inline m", "den: compute_inline den"};
   const sched::Pipeline p = default_pipeline(attn);
-  EXPECT_EQ(propose("inline_elementwise", p), kept_pe);
-  EXPECT_EQ(pipeline_facts(p).pure_intermediates_at_root, 3);
-  // Vectorizing o along d keeps d outside j: still kept.
-  EXPECT_EQ(propose("inline_elementwise", scheduled(attn, "vectorize o.d 16\n")), kept_pe);
+  EXPECT_EQ(propose("inline_elementwise", p), Lines{"s: compute_inline s"});
+  const PipelineFacts f = pipeline_facts(p);
+  EXPECT_EQ(f.pure_intermediates_at_root, 1);
+  EXPECT_EQ(f.intermediates_at_root, 5) << "s_r, s, m, pe, den";
+  // Vectorizing o along d keeps d outside j: pe is still kept.
+  EXPECT_EQ(propose("inline_elementwise", scheduled(attn, "vectorize o.d 16\n")),
+            Lines{"s: compute_inline s"});
   EXPECT_EQ(propose("inline_elementwise", default_pipeline(*rmsnorm_)),
             Lines{"ms: compute_inline ms"});
+}
+
+TEST_F(Tasks, FuseIntoConsumerComputesCausalScoresPerRow) {
+  // 01: o reads den[b, h, i] and pe[b, h, i, j] with j in 0..i + 1. Each row i of o reads its own
+  // row of them, and its d loop would read that row again: the chain lands at o.i, where region
+  // inference narrows the scores to the causal half (j in 0..i + 1), never computed twice.
+  const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
+  EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(attn)),
+            (Lines{"den: compute_at den o.i", "pe: compute_at pe o.i", "m: compute_at m o.i",
+                   "s: compute_at s o.i", "s_r: compute_at s_r o.i"}));
+  EXPECT_EQ(testing::lower_and_judge(attn, "compute_at den o.i\ncompute_at pe o.i\ncompute_at m "
+                                           "o.i\ncompute_at s o.i\ncompute_at s_r o.i\n"),
+            "ok");
+}
+
+TEST_F(Tasks, FuseIntoConsumerKeepsARegisterTileWhole) {
+  // 01 with its scores register-blocked at root (4 x 16 tiles of s): fused into o's row loop, a
+  // tile of 4 rows would shrink to one; the tile host goes to o's outermost loop instead. The
+  // chain after it still lands in the row loop.
+  const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
+  const sched::Pipeline tiled =
+      scheduled(attn, "split s.i i.o i.i 4\nsplit s.j j.o j.i 16\nreorder s b h j.o i.o i.i j.i\n"
+                      "unroll s.i.i\nvectorize s.j.i 16\ncompute_at s_r s.i.o\n");
+  EXPECT_EQ(propose("fuse_into_consumer", tiled),
+            (Lines{"den: compute_at den o.i", "pe: compute_at pe o.i", "m: compute_at m o.i",
+                   "s: compute_at s o.b"}));
 }
 
 TEST_F(Tasks, FuseIntoConsumerLandsTheChainInTheRowLoop) {

@@ -253,6 +253,33 @@ TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
     EXPECT_EQ(a.find("hoist_invariants"), std::string::npos) << a;
 }
 
+TEST(BuiltinPlanner, CausalScoresAreComputedPerRowNotAsAWholeSquare) {
+  // 01: the scores s_r (a GEMM-like reduction) are read only over j in 0..i + 1. Register
+  // blocking them at root would compute the masked half too: it is not proposed; fusing the
+  // chain into o's row loop (~2x: the causal half) is.
+  Scenario s("bench/jaxbench/01_flash_attention", {});
+  Plan p = s.plan(evidence("compute", 0.05));
+  EXPECT_EQ(p.strategy, "vectorize_inner") << p.why;
+  EXPECT_NE(p.analysis.find("4 other intermediates at root (4 read only in part)"),
+            std::string::npos)
+      << p.analysis;
+  EXPECT_EQ(p.alternatives,
+            (std::vector<std::string>{"rfactor_reduction (~4.0x)", "fuse_into_consumer (~2.0x)",
+                                      "accumulate_locally (~1.3x)"}));
+  Plan f = s.plan(evidence("compute", 0.05), {"vectorize_inner", "rfactor_reduction"});
+  EXPECT_EQ(f.strategy, "fuse_into_consumer");
+  EXPECT_DOUBLE_EQ(f.expected_speedup, 2.0);
+  EXPECT_NE(f.why.find("4 intermediates are computed whole but read only over ranges that move "
+                       "with their reader's row"),
+            std::string::npos)
+      << f.why;
+  // Fused, nothing is left computed whole.
+  Scenario fused("bench/jaxbench/01_flash_attention", recipe_of({"fuse_into_consumer"}));
+  Plan d = fused.plan(evidence("compute", 0.05), {"vectorize_inner", "rfactor_reduction"});
+  EXPECT_NE(d.strategy, "fuse_into_consumer") << d.why;
+  EXPECT_NE(d.analysis.find("(0 read only in part)"), std::string::npos) << d.analysis;
+}
+
 TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Plan p = s.plan(evidence("compute", 0.05), {"register_block"});

@@ -310,6 +310,26 @@ bool rereads(const Stage& c, const te::Expr& e, const std::string& name,
   return false;
 }
 
+// Whether e (part of stage c's definition) reads stage `name` inside a reduction whose range
+// moves with one of c's own variables (j in 0..i + 1: causal; i - W + 1..i + 1: a window).
+bool read_in_moving_range(const Stage& c, const te::Expr& e, const std::string& name,
+                          bool moving) {
+  if (e.kind == te::ExprKind::reduce)
+    for (int rv : e.rvars) {
+      const te::IndexVar& r = c.reduce_vars[static_cast<size_t>(rv)];
+      for (const te::Expr* bound : {&r.lo, &r.hi})
+        te::visit(*bound, [&](const te::Expr& n) {
+          if (n.kind == te::ExprKind::name)
+            for (const auto& v : c.vars) moving |= n.name == v.name;
+        });
+    }
+  if (moving && e.kind == te::ExprKind::access && e.ref.kind == te::RefKind::stage && e.name == name)
+    return true;
+  for (const auto& a : e.args)
+    if (read_in_moving_range(c, a, name, moving)) return true;
+  return false;
+}
+
 // Inlining substitutes s's definition at every read. A reader that reads each element once
 // (den[b, h, i] = sum(j: pe[b, h, i, j])), or re-reads it only along loops inside the ones that
 // index it (y[n, d] reads ms[n] along d: the compiler keeps it in a register), pays nothing for
@@ -318,6 +338,12 @@ bool rereads(const Stage& c, const te::Expr& e, const std::string& name,
 // only for a cheap definition: one with an exp, a division or a square root (cost >= 8) stays
 // stored.
 bool inlining_recomputes(const Pipeline& p, const Stage& s) {
+  // A definition with a reduction in it (01's m[b, h, i] = max(j in 0..i + 1: s[b, h, i, j]),
+  // whose moving range keeps it inside the expression) is not elementwise: inlined, each read
+  // runs the whole loop again, and no compiler hoists a loop out of its reader's.
+  bool reduces = false;
+  te::visit(s.body, [&](const te::Expr& x) { reduces |= x.kind == te::ExprKind::reduce; });
+  if (reduces) return true;
   if (sched::expr_cost(s.body) < 8) return false;
   for (int r : p.readers(p.find(s.name))) {
     const Stage& c = p.stages[static_cast<size_t>(r)];
@@ -329,6 +355,21 @@ bool inlining_recomputes(const Pipeline& p, const Stage& s) {
 }
 
 }  // namespace
+
+bool read_only_in_part(const Pipeline& p, const Stage& s) {
+  const int si = p.find(s.name);
+  if (si < 0 || s.output >= 0) return false;
+  const std::vector<int> readers = p.readers(si);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const Stage& c = p.stages[static_cast<size_t>(r)];
+    if (read_in_moving_range(c, c.body, s.name, false)) continue;
+    // Through an elementwise reader (01's s = s_r / sqrt(D), read by the row max over j <= i).
+    if (!c.reduction && read_only_in_part(p, c)) continue;
+    return false;
+  }
+  return true;
+}
 
 Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
                                                           const MoveContext&) {
@@ -342,9 +383,25 @@ Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, con
   return g;
 }
 
-Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, const Knobs& k,
+// Whether every read of stage `name` in e indexes it by each variable in `vars` (a plain index,
+// in some dimension): then iterations of loops over those variables read disjoint parts of it.
+bool indexed_by_all(const te::Expr& e, const std::string& name, const std::set<std::string>& vars) {
+  bool all = true;
+  te::visit(e, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::access || x.ref.kind != te::RefKind::stage || x.name != name)
+      return;
+    for (const auto& v : vars) {
+      bool found = false;
+      for (size_t d = 0; d < x.index_count(); ++d)
+        found |= x.args[d].kind == te::ExprKind::name && x.args[d].name == v;
+      all &= found;
+    }
+  });
+  return all;
+}
+
+Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, const Knobs&,
                                                           const MoveContext&) {
-  const int64_t depth = knob(k, "depth", 0);
   std::vector<MoveGroup> g;
   // Later stages first, so a chain ms_r → ms → y lands in y's row loop link by link.
   Pipeline work = p;
@@ -369,8 +426,30 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     const Stage& hs = work.stages[hi];
     std::vector<std::string> loops = pure_loops(hs);
     if (loops.empty()) continue;
+    // The deepest of the host's loops whose iterations each read their own part of s (it and
+    // every loop outside it index s in all the host's reads): s is computed there for just that
+    // part (a row of 01's scores, j in 0..i + 1, at o.i: the causal half), never twice. A loop
+    // inside it that does not index s (o.d) would compute the same part again per iteration. The
+    // host's innermost loop stays inside: it is the one its vectors run along.
+    // A stage tiled already (a register tile, or the host of one: its pure loops split) keeps
+    // its whole tiles: computed per row of its reader, a tile of MR rows would shrink to one. A
+    // split reduction (rfactor's) does not count.
+    bool tiled = accumulator_of(work, s) >= 0;
+    for (const auto& sp : s.splits)
+      for (const auto& v : s.vars) tiled |= sp.parent == v.name;
+    size_t depth = 0;
+    std::set<std::string> vars = loop_vars(hs, loops[0]);
+    if (!tiled && indexed_by_all(hs.body, s.name, vars))
+      while (depth + 2 < loops.size() &&
+             hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
+        std::set<std::string> next = vars;
+        next.merge(loop_vars(hs, loops[depth + 1]));
+        if (!indexed_by_all(hs.body, s.name, next)) break;
+        vars = std::move(next);
+        ++depth;
+      }
+    std::string loop = loops[depth];
     // A consumer computed inside host at loop L: fuse at that same loop (or outside it).
-    std::string loop = loops[std::min<size_t>(static_cast<size_t>(depth), loops.size() - 1)];
     for (int c : cons) {
       const Stage& cs = work.stages[c];
       if (cs.compute.kind == ComputeKind::at) {
@@ -483,6 +562,7 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
     if (!gemm_like(s) || s.compute.kind != ComputeKind::root) continue;
+    if (read_only_in_part(p, s)) continue;  // fuse_into_consumer computes just the part read
     if (accumulator_of(p, s) >= 0) continue;
     // The loops must still be the default ones (this strategy owns the stage's nest).
     if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
@@ -592,6 +672,7 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
   for (size_t ri = 0; ri < p.stages.size(); ++ri) {
     const Stage& s = p.stages[ri];
     if (!gemm_like(s) || s.compute.kind != ComputeKind::root || s.output >= 0) continue;
+    if (read_only_in_part(p, s)) continue;
     if (accumulator_of(p, s) >= 0 || !s.splits.empty()) continue;
     if (s.loops.size() != s.vars.size() + s.loop_rvars().size()) continue;
     std::vector<std::string> inl, dims;
@@ -824,6 +905,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.is_recurrence()) ++f.recurrences;
     if (s.output < 0 && s.compute.kind == ComputeKind::root && !is_cache_stage(s)) {
       ++f.intermediates_at_root;
+      if (read_only_in_part(p, s)) ++f.read_in_part;
       if (!s.reduction && !s.is_recurrence() && !inlining_recomputes(p, s))
         ++f.pure_intermediates_at_root;
     }

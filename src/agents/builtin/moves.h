@@ -78,6 +78,7 @@ struct PipelineFacts {
   int stages = 0;
   int pure_intermediates_at_root = 0;  // candidates for inlining
   int intermediates_at_root = 0;       // candidates for fusion
+  int read_in_part = 0;                // ... read only over ranges that move with their readers
   int gemm_like = 0;                   // reductions with >= 2 pure loops and a reduce loop
   int register_blocked = 0;            // stages accumulated in a local tile
   int packed = 0;                      // cache_read stages
@@ -93,5 +94,12 @@ struct PipelineFacts {
   double hoist_saved = 0;              // the largest share of a stage's cost hoisting saves
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);
+
+// Whether every element of intermediate s need not be computed: a reader reduces over it in a
+// range that moves with the reader's own variables (01's scores, read by the row max over
+// j in 0..i + 1), directly or through elementwise stages. Computed at root, the part no one
+// reads (the masked half of causal scores) is computed anyway; fused at the reader's row loop,
+// region inference computes just the part read.
+bool read_only_in_part(const sched::Pipeline& p, const sched::Stage& s);
 
 }  // namespace kf::agents::builtin

@@ -57,11 +57,11 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   plan.bottleneck = describe(e);
   plan.analysis = fmt::format(
       "{} stages: {} GEMM-like, {} register-blocked, {} packed, {} pure intermediates and {} "
-      "other intermediates at root, {} row reductions, {} of {} computed stages vectorized, {} "
-      "parallel; {} thread(s), {:.1f} CPUs busy.",
+      "other intermediates at root ({} read only in part), {} row reductions, {} of {} computed "
+      "stages vectorized, {} parallel; {} thread(s), {:.1f} CPUs busy.",
       f.stages, f.gemm_like, f.register_blocked, f.packed, f.pure_intermediates_at_root,
-      f.intermediates_at_root - f.pure_intermediates_at_root, f.row_reductions, f.vectorized,
-      f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
+      f.intermediates_at_root - f.pure_intermediates_at_root, f.read_in_part, f.row_reductions,
+      f.vectorized, f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
   for (const auto& s : e.findings) plan.analysis += " " + s;
 
   if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
@@ -98,7 +98,14 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                      std::min(head, 1.0 + (memory ? 0.5 : 0.15) * f.pure_intermediates_at_root),
                      fmt::format("{} elementwise intermediates are written and read back",
                                  f.pure_intermediates_at_root)});
-  if (f.intermediates_at_root > f.pure_intermediates_at_root)
+  if (f.read_in_part > 0)
+    // Causal scores: the rows' reads cover about half of the square, all of it computed at root.
+    props.push_back({"fuse_into_consumer", std::min(head, 2.0),
+                     fmt::format("{} intermediates are computed whole but read only over ranges "
+                                 "that move with their reader's row (causal or windowed): computed "
+                                 "per row, only the part read is (about half of causal scores)",
+                                 f.read_in_part)});
+  else if (f.intermediates_at_root > f.pure_intermediates_at_root)
     props.push_back({"fuse_into_consumer", std::min(head, memory ? 2.0 : 1.2),
                      "row statistics are computed in separate passes; fusing keeps each row in L1"});
   if (f.row_reductions > 0)
