@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/simplify.h"
+#include "ir/substitute.h"
 #include "lower/interval.h"
 #include "schedule/te_util.h"
 #include "support/check.h"
@@ -64,8 +65,8 @@ Expr reduce_combine(te::ReduceOp op, const Expr& acc, const Expr& value) {
 ir::Stmt with_preludes(const std::vector<Prelude>& pre, ir::Stmt use) {
   for (size_t i = pre.size(); i-- > 0;) {
     use = ir::Block::make({pre[i].compute, use});
-    for (const auto& [name, type] : pre[i].buffers)
-      use = ir::Allocate::make(name, type, ir::i64(1), ir::MemoryKind::stack, use);
+    for (const auto& b : pre[i].buffers)
+      use = ir::Allocate::make(b.name, b.type, ir::i64(b.extent), ir::MemoryKind::stack, use);
   }
   return use;
 }
@@ -308,6 +309,18 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
   }
   Prelude pre;
   pre.buffers.push_back({acc, rt});
+  const int lanes = s.reduce_lanes < 0 ? b_.natural_lanes : s.reduce_lanes;
+  bool nested = false;
+  te::visit(e.args[0], [&](const te::Expr& x) { nested |= x.kind == te::ExprKind::reduce; });
+  if (lanes > 1 && !arg_op && e.rvars.size() == 1 && !nested && vt.is_float()) {
+    // vectorize_reductions: the partial results of `lanes` consecutive values at a time.
+    std::vector<ir::Stmt> code = {ir::Store::make(acc, ir::i64(0), reduce_identity(e.reduce_op, rt))};
+    code.push_back(vector_reduce_loop(e, loop_names[0], inner, v, acc, rt, lanes, pre));
+    pre.compute = ir::Block::make(code);
+    preludes_.push_back(pre);
+    for (int r : e.rvars) inline_rvars_.erase(r);
+    return ir::Load::make(rt, acc, ir::i64(0));
+  }
   std::vector<ir::Stmt> init;
   if (arg_op) {
     pre.buffers.push_back({best, vt});
@@ -321,6 +334,45 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
   preludes_.push_back(pre);
   for (int r : e.rvars) inline_rvars_.erase(r);
   return ir::Load::make(rt, acc, ir::i64(0));
+}
+
+// n = max(hi - lo, 0) values in full vectors of `lanes` (loop jo), then one masked vector for
+// the remaining n % lanes; lane l of vector jo takes the value at lo + jo * lanes + l. The lanes
+// start at the identity, so a masked lane changes nothing; the fold adds them in lane order.
+ir::Stmt ExprLowerer::vector_reduce_loop(const te::Expr& e, const std::string& var,
+                                         const std::vector<Prelude>& inner, const ir::Expr& value,
+                                         const std::string& acc, ir::Type rt, int lanes,
+                                         Prelude& pre) {
+  const sched::Stage& s = p_.stages[stage_];
+  const te::IndexVar& rv = s.reduce_vars[e.rvars[0]];
+  const std::string part = acc + ".lanes", lane = acc + ".l", jo = acc + ".jo", count = acc + ".n";
+  pre.buffers.push_back({part, rt, lanes});
+  const Expr lo = ir::simplify(convert(lower(rv.lo), Type::i64()));
+  const Expr hi = ir::simplify(convert(lower(rv.hi), Type::i64()));
+  const Expr n = ir::Var::make(Type::i64(), count), l = ir::Var::make(Type::i64(), lane);
+  const Expr w = ir::i64(lanes), full = n / w * w;
+  auto lanes_loop = [&](ir::Stmt body) {
+    return ir::For::make(lane, ir::i64(0), w, ir::ForKind::vectorized, std::move(body));
+  };
+  auto step = [&](const Expr& first, const Expr& active) {
+    ir::Stmt update = with_preludes(
+        inner, ir::Store::make(part, l, reduce_combine(e.reduce_op, ir::Load::make(rt, part, l), value)));
+    // The variable itself, not a Let of it: the vectorizer then sees first + lane, a dense
+    // vector of consecutive indices, and loads it whole instead of gathering lane by lane.
+    ir::Stmt body = ir::substitute(var, first + l, update);
+    return lanes_loop(active.defined() ? ir::IfThenElse::make(active, body) : body);
+  };
+  const std::string fold = acc + ".f";
+  std::vector<ir::Stmt> code = {
+      lanes_loop(ir::Store::make(part, l, reduce_identity(e.reduce_op, rt))),
+      ir::For::make(jo, ir::i64(0), n / w, ir::ForKind::serial,
+                    step(lo + ir::Var::make(Type::i64(), jo) * w, Expr())),
+      ir::IfThenElse::make(ir::lt(full, n), step(lo + full, ir::lt(l, n - full))),
+      ir::For::make(fold, ir::i64(0), w, ir::ForKind::serial,
+                    ir::Store::make(acc, ir::i64(0),
+                                    reduce_combine(e.reduce_op, ir::Load::make(rt, acc, ir::i64(0)),
+                                                   ir::Load::make(rt, part, ir::Var::make(Type::i64(), fold)))))};
+  return ir::LetStmt::make(count, ir::simplify(ir::max(hi - lo, ir::i64(0))), ir::Block::make(code));
 }
 
 }  // namespace kf::lowering

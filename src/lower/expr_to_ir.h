@@ -57,7 +57,12 @@ ir::Expr reduce_combine(te::ReduceOp op, const ir::Expr& acc, const ir::Expr& va
 
 // An inline reduction's accumulators and the loop that fills them.
 struct Prelude {
-  std::vector<std::pair<std::string, ir::Type>> buffers;  // one element each, on the stack
+  struct Buffer {
+    std::string name;
+    ir::Type type;
+    int64_t extent = 1;  // elements, on the stack
+  };
+  std::vector<Buffer> buffers;
   ir::Stmt compute;
 };
 // Wraps `use` so that the preludes run before it (in order), their buffers live around it.
@@ -69,6 +74,7 @@ class ExprLowerer {
     std::function<ir::Expr(int)> index_var;           // LHS var d of the stage
     std::function<ir::Expr(int)> reduce_var;          // a loop reduction var of the stage
     std::function<const BufferView&(int)> stage_view; // where stage s is readable now
+    int natural_lanes = 16;  // vectorize_reductions without a width: the target's vector
   };
 
   ExprLowerer(const sched::Pipeline& p, int stage, Bindings b, NameGen& names);
@@ -89,6 +95,12 @@ class ExprLowerer {
   ir::Expr access(const te::Expr& e);
   ir::Expr call(const te::Expr& e);
   ir::Expr inline_reduce(const te::Expr& e);
+  // The loop of an inline reduction over one variable as `lanes` vector partial results
+  // (vectorize_reductions): `value` (which reads the reduction variable `var`, after the
+  // preludes `inner`) is combined into its lane; the lanes are folded into `acc` at the end.
+  ir::Stmt vector_reduce_loop(const te::Expr& e, const std::string& var,
+                              const std::vector<Prelude>& inner, const ir::Expr& value,
+                              const std::string& acc, ir::Type rt, int lanes, Prelude& pre);
   ir::Expr load(ir::Type t, const std::string& buffer, const ir::Expr& index, ir::Expr pred);
 
   const sched::Pipeline& p_;

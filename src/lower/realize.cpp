@@ -480,6 +480,7 @@ class Realizer {
     b.index_var = [&](int d) { return vals[d]; };
     b.reduce_var = [&](int x) { return rvals.at(x); };
     b.stage_view = [this](int x) -> const BufferView& { return views_.at(x); };
+    b.natural_lanes = p_.task->dtype == DType::f64 ? o_.lanes_f64 : o_.lanes_f32;
     ExprLowerer el(p_, r.stage, b, names_);
     Stmt st;
     if (!s.reduction) {

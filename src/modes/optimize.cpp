@@ -267,6 +267,9 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
       e.min_time_s = o_.final_min_time_s;
       e.max_timing_wall_s = EvalOptions{}.max_timing_wall_s;
       e.stop_slower_than_s = 0;
+      // The reference and the baseline are timed in the same batches: ten times the best is no
+      // deadline for a reference 50 times slower (19's final run lost its reference at 2 s).
+      e.run_timeout_s = EvalOptions{}.run_timeout_s;
     }
     if (rival) {
       e.rival_source = rival->source;

@@ -116,6 +116,9 @@ Status apply_vectorize(Pipeline& p, const Primitive& prim) {
   }
   std::string why = dependence_of(s, l);
   if (!why.empty()) return Status::error("cannot vectorize " + prim.args[0] + ": " + why);
+  if (s.reduce_lanes != 0)
+    return Status::error("cannot vectorize " + prim.args[0] + ": the reductions inside " + s.name +
+                         " run as vectors already (vectorize_reductions)");
   l.kind = LoopKind::vectorized;
   l.lanes = lanes;
   return ok_status();

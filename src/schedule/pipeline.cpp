@@ -494,6 +494,9 @@ std::string Pipeline::to_string() const {
       case ComputeKind::at: os << "at " << s.compute.stage << "." << s.compute.loop; break;
     }
     if (s.nontemporal) os << "\n  stores: nontemporal";
+    if (s.reduce_lanes != 0)
+      os << "\n  inline reductions: vectorized"
+         << (s.reduce_lanes > 0 ? " " + std::to_string(s.reduce_lanes) : std::string());
     if (s.double_buffer)
       os << "\n  double buffered: a row every " << s.double_buffer->every << " iterations of "
          << s.double_buffer->stage << "." << s.double_buffer->loop;

@@ -105,6 +105,8 @@ struct Stage {
   ComputeLoc compute;
   std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
   bool nontemporal = false;             // outputs: full-vector stores bypass the caches
+  int reduce_lanes = 0;                 // vectorize_reductions: lanes of its inline reductions'
+                                        // partial results (-1: the target's width; 0: scalar)
   std::optional<DoubleBuffer> double_buffer;
 
   // The reduction variables that are loops (the top reduce node's rvars); empty if pure.

@@ -260,6 +260,7 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::prefetch: s = apply_prefetch(work, prim); break;
     case PrimitiveKind::double_buffer: s = apply_double_buffer(work, prim); break;
     case PrimitiveKind::reciprocal: s = apply_reciprocal(work, prim); break;
+    case PrimitiveKind::vectorize_reductions: s = apply_vectorize_reductions(work, prim); break;
     case PrimitiveKind::hoist: s = apply_hoist(work, prim); break;
   }
   if (s.ok()) s = validate(work);

@@ -20,6 +20,7 @@
 //   double_buffer B_pk C.k 32    B_pk (computed at a loop L) is filled for L's next iteration
 //                                while this one runs: a row every 32 iterations of C.k
 //   reciprocal y                 y's divisions by values invariant along its innermost loop
+//   vectorize_reductions m 16    m's inline reductions (moving ranges) as 16 partial results
 //                                become multiplications by 1 / divisor (constants fold)
 //   hoist y W p                  y's costliest subexpression that does not read y's var p
 //                                (nor any other var listed) becomes a stage W over the vars

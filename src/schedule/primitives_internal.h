@@ -53,6 +53,7 @@ Status apply_cache_write(Pipeline& p, const Primitive& prim);
 Status apply_rfactor(Pipeline& p, const Primitive& prim);
 Status apply_reorder_storage(Pipeline& p, const Primitive& prim);
 Status apply_nontemporal(Pipeline& p, const Primitive& prim);
+Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 Status apply_reciprocal(Pipeline& p, const Primitive& prim);  // reciprocal.cpp

@@ -68,7 +68,7 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::rfactor, 5},        {PrimitiveKind::reorder_storage, 2},
       {PrimitiveKind::nontemporal, 3},   {PrimitiveKind::prefetch, 3},
       {PrimitiveKind::double_buffer, 4}, {PrimitiveKind::reciprocal, 2},
-      {PrimitiveKind::hoist, 2},
+      {PrimitiveKind::hoist, 2},         {PrimitiveKind::vectorize_reductions, 3},
   };
   static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
   static const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
@@ -149,6 +149,10 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     }
     case PrimitiveKind::nontemporal:
     case PrimitiveKind::reciprocal: return make(kind, {s.name});
+    case PrimitiveKind::vectorize_reductions: {
+      const std::string w = rng.pick(lanes);
+      return w.empty() ? make(kind, {s.name}) : make(kind, {s.name, w});
+    }
     case PrimitiveKind::hoist: {
       if (s.vars.empty()) break;
       return make(kind, {s.name, fresh_stage(p, s.name + "_h"), rng.pick(s.vars).name});

@@ -379,6 +379,46 @@ Status apply_nontemporal(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], false);
+  if (!si) return si.error();
+  Stage& s = p.stages[*si];
+  const std::string what = "cannot vectorize the reductions of " + s.name;
+  int lanes = -1;
+  if (prim.args.size() > 1) {
+    const long long w = std::stoll(prim.args[1]);
+    if (w < 2 || w > 64 || (w & (w - 1)) != 0)
+      return Status::error(what + ": the width must be a power of two from 2 to 64, got " +
+                           prim.args[1]);
+    lanes = static_cast<int>(w);
+  }
+  if (s.compute.kind == ComputeKind::inlined)
+    return Status::error(what + ": it is inlined (its reductions run in its readers)");
+  // The reductions this applies to: inside the definition (not the stage's own reduction loops),
+  // over one variable, sum/prod/max/min of floats, with no reduction inside them.
+  int found = 0;
+  te::visit(s.body, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::reduce || (s.reduction && &x == &s.body)) return;
+    if (x.rvars.size() != 1 || x.reduce_op == te::ReduceOp::argmax ||
+        x.reduce_op == te::ReduceOp::argmin || x.args[0].type != te::ValueType::f64)
+      return;
+    bool nested = false;
+    te::visit(x.args[0], [&](const te::Expr& y) { nested |= y.kind == te::ExprKind::reduce; });
+    if (!nested) ++found;
+  });
+  if (found == 0)
+    return Status::error(what + ": its definition has no reduction computed inside it (a sum, "
+                         "product, max or min of floats over one variable, e.g. over a range "
+                         "that moves with its variables)");
+  for (const Loop& l : s.loops)
+    if (l.kind == LoopKind::vectorized)
+      return Status::error(what + ": its loop " + l.name +
+                           " is vectorized already (each lane runs its own reductions)");
+  if (s.reduce_lanes != 0) return Status::error(what + ": they are vectorized already");
+  s.reduce_lanes = lanes;
+  return ok_status();
+}
+
 Status apply_double_buffer(Pipeline& p, const Primitive& prim) {
   auto si = find_stage(p, prim.args[0], false);
   if (!si) return si.error();

@@ -61,6 +61,8 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::reciprocal, "reciprocal", {A::name}, 0, false, "reciprocal STAGE"},
       {PrimitiveKind::hoist, "hoist", {A::name, A::name, A::name}, 0, true,
        "hoist STAGE NEW VAR VAR..."},
+      {PrimitiveKind::vectorize_reductions, "vectorize_reductions", {A::name, A::integer}, 1,
+       false, "vectorize_reductions STAGE [LANES]"},
   };
   return table;
 }
