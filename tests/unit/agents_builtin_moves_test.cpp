@@ -357,6 +357,28 @@ TEST_F(Tasks, FuseIntoConsumerComputesCausalScoresPerRow) {
             "ok");
 }
 
+TEST_F(Tasks, RfactorRunsARowMaxOverAMovingRangeAsVectors) {
+  // 01 with the chain fused per row: m's max and den's sum over j in 0..i + 1 stay inside their
+  // definitions. Each reads its row at consecutive j: vector partial results; vectorizing m's
+  // row var instead would gather. o reads v[b, h, j, d] across rows: it vectorizes along d.
+  const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
+  const std::string fused =
+      "compute_at den o.i\ncompute_at pe o.i\ncompute_at m o.i\ncompute_at s o.i\n"
+      "compute_at s_r o.i\n";
+  const sched::Pipeline p = scheduled(attn, fused);
+  EXPECT_EQ(propose("rfactor_reduction", p),
+            (Lines{"s_r: split s_r.d d.vo d.vi 16 | rfactor s_r.d.vi s_r_rf | "
+                   "reorder s_r_rf b h i j d.vo d.vi | vectorize s_r_rf.d.vi 16 | "
+                   "compute_at s_r_rf s_r.j",
+                   "m: vectorize_reductions m 16", "den: vectorize_reductions den 16"}));
+  EXPECT_EQ(propose("vectorize_inner", p),
+            (Lines{"s: vectorize s.j 16", "pe: vectorize pe.j 16", "o: vectorize o.d 16"}));
+  EXPECT_EQ(pipeline_facts(p).row_reductions, 3);
+  const std::string vec = fused + "vectorize_reductions m 16\nvectorize_reductions den 16\n";
+  EXPECT_EQ(propose("rfactor_reduction", scheduled(attn, vec)).size(), 1u) << "s_r's only";
+  EXPECT_EQ(testing::lower_and_judge(attn, vec + "vectorize o.d 16\nvectorize pe.j 16\n"), "ok");
+}
+
 TEST_F(Tasks, FuseIntoConsumerKeepsARegisterTileWhole) {
   // 01 with its scores register-blocked at root (4 x 16 tiles of s): fused into o's row loop, a
   // tile of 4 rows would shrink to one; the tile host goes to o's outermost loop instead. The

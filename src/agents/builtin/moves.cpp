@@ -196,6 +196,33 @@ bool row_reduction(const Stage& s) {
   return false;
 }
 
+// A reduction computed inside s's definition (a range that moves with s's variables keeps it
+// there: 01's m = max(j in 0..i + 1: s_r[b, h, i, j] / sqrt(D))) that runs as one scalar chain
+// and would run as vector partial results (vectorize_reductions): over one variable, no
+// reduction inside, and every read that moves with it reads consecutive elements (the variable
+// is its last index), so the vectors are plain loads. o's sum over pe[.., j] * v[b, h, j, d]
+// reads v across rows: o vectorizes along d instead.
+bool inline_row_reduction(const Stage& s) {
+  if (!computed(s) || s.reduce_lanes != 0 || has_kind(s, LoopKind::vectorized)) return false;
+  bool found = false;
+  te::visit(s.body, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::reduce || (s.reduction && &x == &s.body)) return;
+    if (x.rvars.size() != 1 || x.reduce_op == te::ReduceOp::argmax ||
+        x.reduce_op == te::ReduceOp::argmin || x.args[0].type != te::ValueType::f64)
+      return;
+    const std::string& r = s.reduce_vars[static_cast<size_t>(x.rvars[0])].name;
+    bool nested = false, dense = true, reads = false;
+    te::visit(x.args[0], [&](const te::Expr& y) { nested |= y.kind == te::ExprKind::reduce; });
+    for (const auto& a : accesses(x.args[0])) {
+      if (!a.reads(r)) continue;
+      reads = true;
+      dense &= !a.index_vars.empty() && a.index_vars.back() == r;
+    }
+    found |= !nested && reads && dense;
+  });
+  return found;
+}
+
 // The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
 // a contiguous panel once per column tile (host's loop jo): the first input read along j through
 // plain variables, stored transposed when j is not its last dimension (W[o, i] of a linear layer),
@@ -470,6 +497,9 @@ Expected<std::vector<MoveGroup>> moves_vectorize_inner(const Pipeline& p, const 
   for (const Stage& s : p.stages) {
     if (!computed(s) || s.loops.empty() || has_kind(s, LoopKind::vectorized)) continue;
     if (transposing_pack(s)) continue;
+    // Lanes along a row var would each run their own reduction, gathering its reads across
+    // rows; rfactor_reduction runs the reduction itself as vectors instead.
+    if (inline_row_reduction(s)) continue;
     const sched::Loop& inner = s.loops.back();
     if (!pure(inner) || inner.kind != LoopKind::serial) continue;
     g.push_back({s.name, {prim(fmt::format("vectorize {} {}", ref(s, inner.name), lanes))}});
@@ -522,6 +552,10 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
     if (!pl.empty()) mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
     g.push_back(std::move(mg));
   }
+  // Reductions inside a definition have no loop to split: the lowering runs them as vectors.
+  for (const Stage& s : p.stages)
+    if (inline_row_reduction(s))
+      g.push_back({s.name, {prim(fmt::format("vectorize_reductions {} {}", s.name, lanes))}});
   return g;
 }
 
@@ -914,7 +948,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
-    if (row_reduction(s)) ++f.row_reductions;
+    if (row_reduction(s) || inline_row_reduction(s)) ++f.row_reductions;
     if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;
     if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;
