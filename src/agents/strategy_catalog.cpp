@@ -155,10 +155,14 @@ std::vector<Strategy> make_catalog() {
        "Expensive operations (exp, div, sqrt, a nested reduction) in a stage on values that do "
        "not change along one or more of its loops.",
        {}, moves_hoist_invariants},
-      {"change_layout", "Change an intermediate's layout", StrategyScope::generic,
-       "Store an intermediate transposed or blocked so its consumer reads it unit-stride.",
-       "A consumer reading an intermediate across its contiguous dimension.",
-       {}},
+      {"change_layout", "Change an operand's layout", StrategyScope::generic,
+       "Store a transposed copy of an operand (once per slice, e.g. per head) so the consumer's "
+       "vectors read it unit-stride: attention's scores q.k over d, vectorized along the keys j, "
+       "read k[j, d] across rows; the copy k_t[d, j] turns each vector into one load and the "
+       "reduction over d into FMAs into a row of results, with no horizontal sum per element.",
+       "A reduction whose vector loop would gather an operand (its reduction var last, the "
+       "vector var before it); vectorization report: gathers or 'complicated access'.",
+       {lanes}, moves_change_layout},
       {"im2col_gemm", "Convolution as GEMM", StrategyScope::generic,
        "Lower a convolution to a packed GEMM over (channel x kernel window) so the GEMM "
        "micro-kernel does the work.",

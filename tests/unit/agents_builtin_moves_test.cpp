@@ -357,7 +357,7 @@ TEST_F(Tasks, FuseIntoConsumerComputesCausalScoresPerRow) {
             "ok");
 }
 
-TEST_F(Tasks, RfactorRunsARowMaxOverAMovingRangeAsVectors) {
+TEST_F(Tasks, CausalAttentionRowsVectorizeTheirReductionsAndCopyKTransposed) {
   // 01 with the chain fused per row: m's max and den's sum over j in 0..i + 1 stay inside their
   // definitions. Each reads its row at consecutive j: vector partial results; vectorizing m's
   // row var instead would gather. o reads v[b, h, j, d] across rows: it vectorizes along d.
@@ -367,15 +367,22 @@ TEST_F(Tasks, RfactorRunsARowMaxOverAMovingRangeAsVectors) {
       "compute_at s_r o.i\n";
   const sched::Pipeline p = scheduled(attn, fused);
   EXPECT_EQ(propose("rfactor_reduction", p),
-            (Lines{"s_r: split s_r.d d.vo d.vi 16 | rfactor s_r.d.vi s_r_rf | "
-                   "reorder s_r_rf b h i j d.vo d.vi | vectorize s_r_rf.d.vi 16 | "
-                   "compute_at s_r_rf s_r.j",
-                   "m: vectorize_reductions m 16", "den: vectorize_reductions den 16"}));
+            (Lines{"m: vectorize_reductions m 16", "den: vectorize_reductions den 16"}));
   EXPECT_EQ(propose("vectorize_inner", p),
             (Lines{"s: vectorize s.j 16", "pe: vectorize pe.j 16", "o: vectorize o.d 16"}));
-  EXPECT_EQ(pipeline_facts(p).row_reductions, 3);
-  const std::string vec = fused + "vectorize_reductions m 16\nvectorize_reductions den 16\n";
-  EXPECT_EQ(propose("rfactor_reduction", scheduled(attn, vec)).size(), 1u) << "s_r's only";
+  // The scores reduce over d with k[b, h, j, d] read across its rows along j: k is copied
+  // transposed once per head (every row i reads it), d goes outside j, j becomes the vectors.
+  EXPECT_EQ(propose("change_layout", p),
+            Lines{"s_r: cache_read k s_r k_t | reorder_storage k_t b h d j | compute_at k_t o.h | "
+                  "reorder s_r b h i d j | vectorize s_r.j 16"});
+  const PipelineFacts f = pipeline_facts(p);
+  EXPECT_EQ(f.row_reductions, 2);
+  EXPECT_EQ(f.strided_operands, 1);
+  const std::string vec = fused + "vectorize_reductions m 16\nvectorize_reductions den 16\n" +
+                          "cache_read k s_r k_t\nreorder_storage k_t b h d j\n" +
+                          "compute_at k_t o.h\nreorder s_r b h i d j\nvectorize s_r.j 16\n";
+  EXPECT_EQ(propose("rfactor_reduction", scheduled(attn, vec)), Lines{});
+  EXPECT_EQ(propose("change_layout", scheduled(attn, vec)), Lines{});
   EXPECT_EQ(testing::lower_and_judge(attn, vec + "vectorize o.d 16\nvectorize pe.j 16\n"), "ok");
 }
 

@@ -128,6 +128,21 @@ std::vector<std::string> pure_loops(const Stage& s) {
   return v;
 }
 
+// The variables of the task a loop of s iterates over: its own, or those of the loop it was
+// split from, or of the loops fused into it.
+std::set<std::string> loop_vars(const Stage& s, const std::string& loop) {
+  for (const auto& sp : s.splits) {
+    if (sp.kind == sched::SplitKind::split && (sp.outer == loop || sp.inner == loop))
+      return loop_vars(s, sp.parent);
+    if (sp.kind == sched::SplitKind::fuse && sp.parent == loop) {
+      std::set<std::string> v = loop_vars(s, sp.outer);
+      v.merge(loop_vars(s, sp.inner));
+      return v;
+    }
+  }
+  return {loop};
+}
+
 bool gemm_like(const Stage& s) {
   if (!s.reduction || s.is_recurrence() || !computed(s) || s.where) return false;
   if (s.vars.size() < 2 || s.loop_rvars().empty()) return false;
@@ -223,6 +238,68 @@ bool inline_row_reduction(const Stage& s) {
   return found;
 }
 
+// A transposed copy that would let stage s vectorize along its last pure var j: s reduces over
+// its innermost loop r, and an input is read with j in a dimension before its last and r last
+// (01's scores: k[b, h, j, d] in sum(d: q[b, h, i, d] * k[b, h, j, d])). Vectors along j would
+// gather that input lane by lane, which is why vectorize_inner leaves s alone and rfactor
+// reduces along r with a horizontal sum per j. The copy stores it with j last.
+struct LayoutChange {
+  std::string input, copy;         // k, and its copy k_t
+  std::vector<std::string> order;  // the copy's dims, j's last
+  std::string at;                  // where the copy is computed ("" = at root)
+};
+std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
+  if (!s.reduction || !computed(s) || s.is_recurrence() || s.loops.empty() || s.vars.empty())
+    return std::nullopt;
+  if (!s.loops.back().reduce || has_kind(s, LoopKind::vectorized) || s.reduce_lanes != 0 ||
+      accumulator_of(p, s) >= 0 || is_cache_stage(s) || s.loop_rvars().size() != 1)
+    return std::nullopt;
+  // A GEMM-like stage computed whole gets a register tile (with its operand packed) instead;
+  // one read only in part is fused into its reader first (the copy's place depends on where it
+  // lands: copied inside it, the copy would follow it into the reader's row loop).
+  if (gemm_like(s) && (!read_only_in_part(p, s) || s.compute.kind == ComputeKind::root))
+    return std::nullopt;
+  const std::string j = s.vars.back().name, r = s.loops.back().name;
+  if (s.find_loop(j) < 0 || !pure(s.loops[static_cast<size_t>(s.find_loop(j))])) return std::nullopt;
+  for (const auto& a : accesses(s.body)) {
+    if (a.kind != te::RefKind::input || a.index_vars.size() < 2 || a.index_vars.back() != r)
+      continue;
+    auto pos = std::find(a.index_vars.begin(), a.index_vars.end() - 1, j);
+    if (pos == a.index_vars.end() - 1) continue;
+    // Worth a copy only if it is reused: some other var of s does not read the operand (01's
+    // rows i all read the same k). A norm's x[n, d], read once, would only double its traffic.
+    if (std::all_of(s.vars.begin(), s.vars.end(),
+                    [&](const te::IndexVar& v) { return v.name == j || a.reads(v.name); }))
+      continue;
+    LayoutChange c;
+    c.input = a.tensor;
+    c.copy = fresh_stage(p, a.tensor + "_t");
+    // The copy's dims as cache_read names them: the consumer's plain index, else d<position>.
+    std::vector<std::string> names;
+    for (size_t d = 0; d < a.index_vars.size(); ++d) {
+      std::string n = a.index_vars[d].empty() ? "d" + std::to_string(d) : a.index_vars[d];
+      if (std::find(names.begin(), names.end(), n) != names.end()) n = "d" + std::to_string(d);
+      names.push_back(n);
+    }
+    const std::string jn = names[static_cast<size_t>(pos - a.index_vars.begin())];
+    for (const auto& n : names)
+      if (n != jn) c.order.push_back(n);
+    c.order.push_back(jn);
+    // Computed once per slice of the input: at the last of the host's outer loops that move the
+    // slice (b, h), before the first that does not (o.i: every row reads the whole slice).
+    const Stage& host = s.compute.kind == ComputeKind::at ? p.stages[p.find(s.compute.stage)] : s;
+    for (const auto& l : host.loops) {
+      if (!pure(l) || l.kind != LoopKind::serial || (&host == &s && l.name == j)) break;
+      const std::set<std::string> vars = loop_vars(host, l.name);
+      const bool moves = std::any_of(vars.begin(), vars.end(), [&](const std::string& v) { return a.reads(v); });
+      if (!moves) break;
+      c.at = ref(host, l.name);
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
 // The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
 // a contiguous panel once per column tile (host's loop jo): the first input read along j through
 // plain variables, stored transposed when j is not its last dimension (W[o, i] of a linear layer),
@@ -290,20 +367,6 @@ void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, co
   append_tile_stage_moves(out, host, hi, tile, r, ti, tj, lanes);
 }
 
-// The variables of the task a loop of s iterates over: its own, or those of the loop it was
-// split from, or of the loops fused into it.
-std::set<std::string> loop_vars(const Stage& s, const std::string& loop) {
-  for (const auto& sp : s.splits) {
-    if (sp.kind == sched::SplitKind::split && (sp.outer == loop || sp.inner == loop))
-      return loop_vars(s, sp.parent);
-    if (sp.kind == sched::SplitKind::fuse && sp.parent == loop) {
-      std::set<std::string> v = loop_vars(s, sp.outer);
-      v.merge(loop_vars(s, sp.inner));
-      return v;
-    }
-  }
-  return {loop};
-}
 
 // Whether e (part of stage c's definition) reads stage `name` inside a loop that does not index
 // it and runs outside a loop that does: each iteration of that loop evaluates the read again, and
@@ -396,6 +459,30 @@ bool read_only_in_part(const Pipeline& p, const Stage& s) {
     return false;
   }
   return true;
+}
+
+Expected<std::vector<MoveGroup>> moves_change_layout(const Pipeline& p, const Knobs& k,
+                                                     const MoveContext&) {
+  const int64_t lanes = knob(k, "lanes", 16);
+  std::vector<MoveGroup> g;
+  for (const Stage& s : p.stages) {
+    const std::optional<LayoutChange> c = layout_change(p, s);
+    if (!c) continue;
+    const std::string j = s.vars.back().name;
+    MoveGroup mg{s.name, {prim(fmt::format("cache_read {} {} {}", c->input, s.name, c->copy))}};
+    std::string order = "reorder_storage " + c->copy;
+    for (const auto& d : c->order) order += " " + d;
+    mg.moves.push_back(prim(order));
+    if (!c->at.empty()) mg.moves.push_back(prim(fmt::format("compute_at {} {}", c->copy, c->at)));
+    // The reduction outside j, the vectors along j.
+    std::string nest = "reorder " + s.name;
+    for (const auto& l : s.loops)
+      if (l.name != j) nest += " " + l.name;
+    mg.moves.push_back(prim(nest + " " + j));
+    mg.moves.push_back(prim(fmt::format("vectorize {} {}", ref(s, j), lanes)));
+    g.push_back(std::move(mg));
+  }
+  return g;
 }
 
 Expected<std::vector<MoveGroup>> moves_inline_elementwise(const Pipeline& p, const Knobs&,
@@ -535,6 +622,10 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
     if (!row_reduction(s) || has_kind(s, LoopKind::vectorized)) continue;
+    // Long rows along j with an operand copied transposed vectorize better along j
+    // (change_layout) than as a horizontal sum per element; attention's scores get that form
+    // once fused into their reader's rows.
+    if (layout_change(p, s) || (gemm_like(s) && read_only_in_part(p, s))) continue;
     const std::string r = s.loops.back().name;
     const std::string ro = fresh_loop(s, r + ".vo"), ri = fresh_loop(s, r + ".vi");
     const std::string rf = fresh_stage(p, s.name + "_rf");
@@ -948,7 +1039,10 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
-    if (row_reduction(s) || inline_row_reduction(s)) ++f.row_reductions;
+    if ((row_reduction(s) && !layout_change(p, s) && !(gemm_like(s) && read_only_in_part(p, s))) ||
+        inline_row_reduction(s))
+      ++f.row_reductions;
+    if (layout_change(p, s)) ++f.strided_operands;
     if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;
     if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;

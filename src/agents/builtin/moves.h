@@ -47,6 +47,11 @@ Expected<std::vector<MoveGroup>> moves_double_buffer(const sched::Pipeline&, con
                                                      const MoveContext&);
 Expected<std::vector<MoveGroup>> moves_prefetch(const sched::Pipeline&, const Knobs&,
                                                 const MoveContext&);
+// A reduction stage whose vectors along its last pure var would gather an operand read with the
+// reduction var last: a transposed copy of that operand (cache_read + reorder_storage, computed
+// once per slice), the reduction moved outside, the var vectorized.
+Expected<std::vector<MoveGroup>> moves_change_layout(const sched::Pipeline&, const Knobs&,
+                                                     const MoveContext&);
 // moves_rewrite.cpp: `reciprocal S` for every stage with a division it can invert once.
 Expected<std::vector<MoveGroup>> moves_strength_reduce(const sched::Pipeline&, const Knobs&,
                                                        const MoveContext&);
@@ -84,6 +89,7 @@ struct PipelineFacts {
   int packed = 0;                      // cache_read stages
   int packed_in_loop = 0;              // ... filled inside a serial loop (once per panel)
   int double_buffered = 0;             // ... of those, filled an iteration ahead
+  int strided_operands = 0;            // stages change_layout would vectorize with a copy
   int row_reductions = 0;              // reductions whose pure loops cannot be vectorized
   int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
   int unvectorized = 0;                // computed stages with no vectorized loop

@@ -111,6 +111,12 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   if (f.row_reductions > 0)
     props.push_back({"rfactor_reduction", std::min(head, 4.0),
                      "row reductions run as one scalar dependence chain"});
+  if (f.strided_operands > 0)
+    props.push_back({"change_layout", std::min(head, compute ? 3.0 : 2.0),
+                     fmt::format("{} reductions would read an operand across its rows in vectors "
+                                 "along their output (gathers); a transposed copy, made once per "
+                                 "slice, makes every vector one load",
+                                 f.strided_operands)});
   if (f.unvectorized > 0 || e.not_vectorized)
     props.push_back({"vectorize_inner", std::min(head, compute ? 8.0 : 3.0),
                      fmt::format("{} computed stages have no vector loop", f.unvectorized)});
