@@ -310,9 +310,7 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
   Prelude pre;
   pre.buffers.push_back({acc, rt});
   const int lanes = s.reduce_lanes < 0 ? b_.natural_lanes : s.reduce_lanes;
-  bool nested = false;
-  te::visit(e.args[0], [&](const te::Expr& x) { nested |= x.kind == te::ExprKind::reduce; });
-  if (lanes > 1 && !arg_op && e.rvars.size() == 1 && !nested && vt.is_float()) {
+  if (lanes > 1 && sched::vectorizable_reduce(e)) {
     // vectorize_reductions: the partial results of `lanes` consecutive values at a time.
     std::vector<ir::Stmt> code = {ir::Store::make(acc, ir::i64(0), reduce_identity(e.reduce_op, rt))};
     code.push_back(vector_reduce_loop(e, loop_names[0], inner, v, acc, rt, lanes, pre));

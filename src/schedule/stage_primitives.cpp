@@ -398,13 +398,7 @@ Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim) {
   // over one variable, sum/prod/max/min of floats, with no reduction inside them.
   int found = 0;
   te::visit(s.body, [&](const te::Expr& x) {
-    if (x.kind != te::ExprKind::reduce || (s.reduction && &x == &s.body)) return;
-    if (x.rvars.size() != 1 || x.reduce_op == te::ReduceOp::argmax ||
-        x.reduce_op == te::ReduceOp::argmin || x.args[0].type != te::ValueType::f64)
-      return;
-    bool nested = false;
-    te::visit(x.args[0], [&](const te::Expr& y) { nested |= y.kind == te::ExprKind::reduce; });
-    if (!nested) ++found;
+    if (!(s.reduction && &x == &s.body) && vectorizable_reduce(x)) ++found;
   });
   if (found == 0)
     return Status::error(what + ": its definition has no reduction computed inside it (a sum, "

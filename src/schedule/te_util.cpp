@@ -213,4 +213,13 @@ Expr formula_to_te(const Formula& f, const Task& task) {
   return *parsed;
 }
 
+bool vectorizable_reduce(const Expr& x) {
+  if (x.kind != ExprKind::reduce || x.rvars.size() != 1 || x.args[0].type != te::ValueType::f64)
+    return false;
+  if (x.reduce_op == te::ReduceOp::argmax || x.reduce_op == te::ReduceOp::argmin) return false;
+  bool nested = false;
+  te::visit(x.args[0], [&](const Expr& y) { nested |= y.kind == ExprKind::reduce; });
+  return !nested;
+}
+
 }  // namespace kf::sched

@@ -68,6 +68,11 @@ size_t eager_operands(const te::Expr& e);
 // what is worth a stage; the planner, to estimate what hoisting saves.
 int expr_cost(const te::Expr& e);
 
+// Whether x is a reduction vectorize_reductions runs as vector partial results: a reduce node
+// over one variable that combines floats with sum, product, max or min and has no reduction
+// inside it (an inner one would run its own loop per lane).
+bool vectorizable_reduce(const te::Expr& x);
+
 // Integer value of a number literal or of a static expression folded without an environment
 // (literal arithmetic only), if it is one.
 std::optional<int64_t> const_int(const te::Expr& e);

@@ -221,19 +221,15 @@ bool inline_row_reduction(const Stage& s) {
   if (!computed(s) || s.reduce_lanes != 0 || has_kind(s, LoopKind::vectorized)) return false;
   bool found = false;
   te::visit(s.body, [&](const te::Expr& x) {
-    if (x.kind != te::ExprKind::reduce || (s.reduction && &x == &s.body)) return;
-    if (x.rvars.size() != 1 || x.reduce_op == te::ReduceOp::argmax ||
-        x.reduce_op == te::ReduceOp::argmin || x.args[0].type != te::ValueType::f64)
-      return;
+    if ((s.reduction && &x == &s.body) || !sched::vectorizable_reduce(x)) return;
     const std::string& r = s.reduce_vars[static_cast<size_t>(x.rvars[0])].name;
-    bool nested = false, dense = true, reads = false;
-    te::visit(x.args[0], [&](const te::Expr& y) { nested |= y.kind == te::ExprKind::reduce; });
+    bool dense = true, reads = false;
     for (const auto& a : accesses(x.args[0])) {
       if (!a.reads(r)) continue;
       reads = true;
       dense &= !a.index_vars.empty() && a.index_vars.back() == r;
     }
-    found |= !nested && reads && dense;
+    found |= reads && dense;
   });
   return found;
 }
