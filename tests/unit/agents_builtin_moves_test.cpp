@@ -365,6 +365,9 @@ TEST_F(Tasks, CausalAttentionRowsVectorizeTheirReductionsAndCopyKTransposed) {
   const std::string fused =
       "compute_at den o.i\ncompute_at pe o.i\ncompute_at m o.i\ncompute_at s o.i\n"
       "compute_at s_r o.i\n";
+  // At root too (the flag goes with the stage when it is fused).
+  EXPECT_EQ(propose("rfactor_reduction", default_pipeline(attn)),
+            (Lines{"m: vectorize_reductions m 16", "den: vectorize_reductions den 16"}));
   const sched::Pipeline p = scheduled(attn, fused);
   EXPECT_EQ(propose("rfactor_reduction", p),
             (Lines{"m: vectorize_reductions m 16", "den: vectorize_reductions den 16"}));
@@ -376,7 +379,8 @@ TEST_F(Tasks, CausalAttentionRowsVectorizeTheirReductionsAndCopyKTransposed) {
             Lines{"s_r: cache_read k s_r k_t | reorder_storage k_t b h d j | compute_at k_t o.h | "
                   "reorder s_r b h i d j | vectorize s_r.j 16"});
   const PipelineFacts f = pipeline_facts(p);
-  EXPECT_EQ(f.row_reductions, 2);
+  EXPECT_EQ(f.inline_row_reductions, 2);
+  EXPECT_EQ(f.row_reductions, 0);
   EXPECT_EQ(f.strided_operands, 1);
   const std::string vec = fused + "vectorize_reductions m 16\nvectorize_reductions den 16\n" +
                           "cache_read k s_r k_t\nreorder_storage k_t b h d j\n" +

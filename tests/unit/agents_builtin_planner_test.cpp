@@ -256,7 +256,8 @@ TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
 TEST(BuiltinPlanner, CausalScoresAreComputedPerRowNotAsAWholeSquare) {
   // 01: the scores s_r (a GEMM-like reduction) are read only over j in 0..i + 1. Register
   // blocking them at root would compute the masked half too: it is not proposed; fusing the
-  // chain into o's row loop (~2x: the causal half) is.
+  // chain into o's row loop (~3x measured: the causal half, rows in L1) is, then k's transposed
+  // copy for the per-row scores, and only then the row max and sum as vectors (a small share).
   Scenario s("bench/jaxbench/01_flash_attention", {});
   Plan p = s.plan(evidence("compute", 0.05));
   EXPECT_EQ(p.strategy, "vectorize_inner") << p.why;
@@ -264,11 +265,11 @@ TEST(BuiltinPlanner, CausalScoresAreComputedPerRowNotAsAWholeSquare) {
             std::string::npos)
       << p.analysis;
   EXPECT_EQ(p.alternatives,
-            (std::vector<std::string>{"rfactor_reduction (~4.0x)", "fuse_into_consumer (~2.0x)",
+            (std::vector<std::string>{"fuse_into_consumer (~3.0x)", "rfactor_reduction (~1.3x)",
                                       "accumulate_locally (~1.3x)"}));
-  Plan f = s.plan(evidence("compute", 0.05), {"vectorize_inner", "rfactor_reduction"});
-  EXPECT_EQ(f.strategy, "fuse_into_consumer");
-  EXPECT_DOUBLE_EQ(f.expected_speedup, 2.0);
+  Plan f = s.plan(evidence("compute", 0.05), {"vectorize_inner"});
+  EXPECT_EQ(f.strategy, "fuse_into_consumer") << f.why;
+  EXPECT_DOUBLE_EQ(f.expected_speedup, 3.0);
   EXPECT_NE(f.why.find("4 intermediates are computed whole but read only over ranges that move "
                        "with their reader's row"),
             std::string::npos)
@@ -276,10 +277,14 @@ TEST(BuiltinPlanner, CausalScoresAreComputedPerRowNotAsAWholeSquare) {
   // Fused, nothing is left computed whole; the scores, computed per row, now vectorize along j
   // once k is copied transposed per head.
   Scenario fused("bench/jaxbench/01_flash_attention", recipe_of({"fuse_into_consumer"}));
-  Plan d = fused.plan(evidence("compute", 0.05), {"vectorize_inner", "rfactor_reduction"});
+  Plan d = fused.plan(evidence("compute", 0.05), {"vectorize_inner"});
   EXPECT_EQ(d.strategy, "change_layout") << d.why;
   EXPECT_DOUBLE_EQ(d.expected_speedup, 3.0);
   EXPECT_NE(d.analysis.find("(0 read only in part)"), std::string::npos) << d.analysis;
+  Plan r = fused.plan(evidence("compute", 0.05), {"vectorize_inner", "change_layout"});
+  EXPECT_EQ(r.strategy, "rfactor_reduction") << r.why;
+  EXPECT_NE(r.why.find("2 row statistics over ranges that move with the row"), std::string::npos)
+      << r.why;
 }
 
 TEST(BuiltinPlanner, TriedStrategiesAreNotProposedAgain) {

@@ -1035,9 +1035,9 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
-    if ((row_reduction(s) && !layout_change(p, s) && !(gemm_like(s) && read_only_in_part(p, s))) ||
-        inline_row_reduction(s))
+    if (row_reduction(s) && !layout_change(p, s) && !(gemm_like(s) && read_only_in_part(p, s)))
       ++f.row_reductions;
+    if (inline_row_reduction(s)) ++f.inline_row_reductions;
     if (layout_change(p, s)) ++f.strided_operands;
     if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;

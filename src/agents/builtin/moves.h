@@ -90,6 +90,7 @@ struct PipelineFacts {
   int packed_in_loop = 0;              // ... filled inside a serial loop (once per panel)
   int double_buffered = 0;             // ... of those, filled an iteration ahead
   int strided_operands = 0;            // stages change_layout would vectorize with a copy
+  int inline_row_reductions = 0;       // ... computed inside a definition (moving ranges)
   int row_reductions = 0;              // reductions whose pure loops cannot be vectorized
   int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
   int unvectorized = 0;                // computed stages with no vectorized loop
