@@ -217,7 +217,7 @@ bool row_reduction(const Stage& s) {
 // reduction inside, and every read that moves with it reads consecutive elements (the variable
 // is its last index), so the vectors are plain loads. o's sum over pe[.., j] * v[b, h, j, d]
 // reads v across rows: o vectorizes along d instead.
-bool inline_row_reduction(const Stage& s) {
+bool inline_row_reduction(const Stage& s, int* cost) {
   if (!computed(s) || s.reduce_lanes != 0 || has_kind(s, LoopKind::vectorized)) return false;
   bool found = false;
   te::visit(s.body, [&](const te::Expr& x) {
@@ -229,10 +229,17 @@ bool inline_row_reduction(const Stage& s) {
       reads = true;
       dense &= !a.index_vars.empty() && a.index_vars.back() == r;
     }
-    found |= reads && dense;
+    if (reads && dense) {
+      found = true;
+      // Over a whole dimension (15's q.k over d inside a select) it is the stage's main work;
+      // over a moving range it is usually a row statistic beside the GEMMs (01's max and sum).
+      const bool whole = s.reduce_vars[static_cast<size_t>(x.rvars[0])].is_static;
+      if (cost) *cost = std::max(*cost, whole ? 100 : sched::expr_cost(x.args[0]));
+    }
   });
   return found;
 }
+bool inline_row_reduction(const Stage& s) { return inline_row_reduction(s, nullptr); }
 
 // A transposed copy that would let stage s vectorize along its last pure var j: s reduces over
 // its innermost loop r, and an input is read with j in a dimension before its last and r last
@@ -1037,7 +1044,11 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.double_buffer) ++f.double_buffered;
     if (row_reduction(s) && !layout_change(p, s) && !(gemm_like(s) && read_only_in_part(p, s)))
       ++f.row_reductions;
-    if (inline_row_reduction(s)) ++f.inline_row_reductions;
+    int cost = 0;
+    if (inline_row_reduction(s, &cost)) {
+      ++f.inline_row_reductions;
+      if (cost >= 8) ++f.heavy_inline_reductions;
+    }
     if (layout_change(p, s)) ++f.strided_operands;
     if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;

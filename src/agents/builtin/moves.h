@@ -91,6 +91,7 @@ struct PipelineFacts {
   int double_buffered = 0;             // ... of those, filled an iteration ahead
   int strided_operands = 0;            // stages change_layout would vectorize with a copy
   int inline_row_reductions = 0;       // ... computed inside a definition (moving ranges)
+  int heavy_inline_reductions = 0;     // ... of those, over a whole dim or of exp/div/sqrt terms
   int row_reductions = 0;              // reductions whose pure loops cannot be vectorized
   int vectorized = 0, parallel = 0;    // stages with a vectorized / parallel loop
   int unvectorized = 0;                // computed stages with no vectorized loop

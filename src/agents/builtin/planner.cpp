@@ -112,6 +112,14 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   if (f.row_reductions > 0)
     props.push_back({"rfactor_reduction", std::min(head, 4.0),
                      "row reductions run as one scalar dependence chain"});
+  else if (f.heavy_inline_reductions > 0)
+    // A dot product kept inside a select (15's q.k over d) or a sum of exponentials: the
+    // reduction is the stage's work.
+    props.push_back({"rfactor_reduction", std::min(head, 4.0),
+                     fmt::format("{} reductions computed inside definitions (over a whole "
+                                 "dimension, or of exp/division/sqrt terms) run as one scalar "
+                                 "chain each",
+                                 f.heavy_inline_reductions)});
   else if (f.inline_row_reductions > 0)
     // A row max or sum over a moving range (attention's softmax statistics) beside O(D) work
     // per element elsewhere: a small share of the time.
