@@ -423,6 +423,19 @@ bool extract_one(Pipeline& p, int si) {
 
 }  // namespace
 
+std::set<std::string> loop_roots(const Stage& s, const std::string& loop) {
+  for (const Split& sp : s.splits) {
+    if (sp.kind == SplitKind::split && (sp.outer == loop || sp.inner == loop))
+      return loop_roots(s, sp.parent);
+    if (sp.kind == SplitKind::fuse && sp.parent == loop) {
+      std::set<std::string> v = loop_roots(s, sp.outer);
+      v.merge(loop_roots(s, sp.inner));
+      return v;
+    }
+  }
+  return {loop};
+}
+
 std::string unique_stage_name(const Pipeline& p, const std::string& base) {
   auto taken = [&](const std::string& n) {
     if (p.find(n) >= 0) return true;

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,10 @@ Pipeline make_pipeline(const te::Program& program, const Task& task);
 
 // The default loops of a stage: its LHS vars in order, then its loop reduction vars.
 std::vector<Loop> default_loops(const Stage& s);
+
+// The original iteration variables (roots of s's split tree) that loop `loop` derives from: its
+// own name, the variable it was split from, or those of the loops fused into it.
+std::set<std::string> loop_roots(const Stage& s, const std::string& loop);
 
 // `base`, or `base2`, `base3`, ...: the first name that is not a stage, a tensor or a dim of the
 // task (for a base without '.', one check_new_stage_name accepts).

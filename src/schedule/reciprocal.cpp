@@ -19,19 +19,6 @@
 namespace kf::sched::detail {
 namespace {
 
-// The original iteration variables (roots of the split tree) that loop `node` derives from.
-void roots_of(const Stage& s, const std::string& node, std::set<std::string>& out) {
-  for (const Split& e : s.splits) {
-    if (e.kind == SplitKind::split && (e.outer == node || e.inner == node))
-      return roots_of(s, e.parent, out);
-    if (e.kind == SplitKind::fuse && e.parent == node) {
-      roots_of(s, e.outer, out);
-      roots_of(s, e.inner, out);
-      return;
-    }
-  }
-  out.insert(node);
-}
 
 struct Rewriter {
   const Stage& stage;
@@ -82,7 +69,7 @@ Status apply_reciprocal(Pipeline& p, const Primitive& prim) {
     for (const te::IndexVar& v : s.vars) rw.inner_roots.insert(v.name);
     for (const te::IndexVar& v : s.reduce_vars) rw.inner_roots.insert(v.name);
   } else {
-    roots_of(s, s.loops.back().name, rw.inner_roots);
+    rw.inner_roots = loop_roots(s, s.loops.back().name);
   }
   te::Expr body = rw.rewrite(s.body);
   if (rw.rewritten == 0) {

@@ -128,20 +128,6 @@ std::vector<std::string> pure_loops(const Stage& s) {
   return v;
 }
 
-// The variables of the task a loop of s iterates over: its own, or those of the loop it was
-// split from, or of the loops fused into it.
-std::set<std::string> loop_vars(const Stage& s, const std::string& loop) {
-  for (const auto& sp : s.splits) {
-    if (sp.kind == sched::SplitKind::split && (sp.outer == loop || sp.inner == loop))
-      return loop_vars(s, sp.parent);
-    if (sp.kind == sched::SplitKind::fuse && sp.parent == loop) {
-      std::set<std::string> v = loop_vars(s, sp.outer);
-      v.merge(loop_vars(s, sp.inner));
-      return v;
-    }
-  }
-  return {loop};
-}
 
 bool gemm_like(const Stage& s) {
   if (!s.reduction || s.is_recurrence() || !computed(s) || s.where) return false;
@@ -293,7 +279,7 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
     const Stage& host = s.compute.kind == ComputeKind::at ? p.stages[p.find(s.compute.stage)] : s;
     for (const auto& l : host.loops) {
       if (!pure(l) || l.kind != LoopKind::serial || (&host == &s && l.name == j)) break;
-      const std::set<std::string> vars = loop_vars(host, l.name);
+      const std::set<std::string> vars = sched::loop_roots(host, l.name);
       const bool moves = std::any_of(vars.begin(), vars.end(), [&](const std::string& v) { return a.reads(v); });
       if (!moves) break;
       c.at = ref(host, l.name);
@@ -301,6 +287,12 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
     return c;
   }
   return std::nullopt;
+}
+
+// Whether row reduction s gets change_layout's form instead of rfactor's: the copy applies now,
+// or s is a GEMM-like stage read only in part (attention's scores), which gets it once fused.
+bool left_to_change_layout(const Pipeline& p, const Stage& s) {
+  return layout_change(p, s) || (gemm_like(s) && read_only_in_part(p, s));
 }
 
 // The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
@@ -441,7 +433,7 @@ bool inlining_recomputes(const Pipeline& p, const Stage& s) {
   for (int r : p.readers(p.find(s.name))) {
     const Stage& c = p.stages[static_cast<size_t>(r)];
     std::vector<std::set<std::string>> order;
-    for (const auto& l : c.loops) order.push_back(loop_vars(c, l.name));
+    for (const auto& l : c.loops) order.push_back(sched::loop_roots(c, l.name));
     if (rereads(c, c.body, s.name, order)) return true;
   }
   return false;
@@ -555,12 +547,12 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     for (const auto& sp : s.splits)
       for (const auto& v : s.vars) tiled |= sp.parent == v.name;
     size_t depth = 0;
-    std::set<std::string> vars = loop_vars(hs, loops[0]);
+    std::set<std::string> vars = sched::loop_roots(hs, loops[0]);
     if (!tiled && indexed_by_all(hs.body, s.name, vars))
       while (depth + 2 < loops.size() &&
              hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
         std::set<std::string> next = vars;
-        next.merge(loop_vars(hs, loops[depth + 1]));
+        next.merge(sched::loop_roots(hs, loops[depth + 1]));
         if (!indexed_by_all(hs.body, s.name, next)) break;
         vars = std::move(next);
         ++depth;
@@ -628,7 +620,7 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
     // Long rows along j with an operand copied transposed vectorize better along j
     // (change_layout) than as a horizontal sum per element; attention's scores get that form
     // once fused into their reader's rows.
-    if (layout_change(p, s) || (gemm_like(s) && read_only_in_part(p, s))) continue;
+    if (left_to_change_layout(p, s)) continue;
     const std::string r = s.loops.back().name;
     const std::string ro = fresh_loop(s, r + ".vo"), ri = fresh_loop(s, r + ".vi");
     const std::string rf = fresh_stage(p, s.name + "_rf");
@@ -1042,8 +1034,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
-    if (row_reduction(s) && !layout_change(p, s) && !(gemm_like(s) && read_only_in_part(p, s)))
-      ++f.row_reductions;
+    if (row_reduction(s) && !left_to_change_layout(p, s)) ++f.row_reductions;
     int cost = 0;
     if (inline_row_reduction(s, &cost)) {
       ++f.inline_row_reductions;
