@@ -273,10 +273,12 @@ std::string CppEmitter::call(const Call* op) {
   std::vector<std::string> args;
   for (const Expr& a : op->args) args.push_back(expr(a));
   std::string s;
-  if (op->type.is_scalar()) {
+  const bool fast_scalar = op->approx && op->type.is_scalar() && !op->type.is_int() &&
+                           op->type.kind() != ScalarKind::f64;
+  if (op->type.is_scalar() && !fast_scalar) {
     s = CppPrelude::math_builtin(op->fn, op->type, args);
   } else {
-    s = prelude_.math(op->fn, op->type) + "(";
+    s = prelude_.math(op->fn, op->type, op->approx) + "(";
     for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
     s += ")";
   }

@@ -452,7 +452,19 @@ std::string CppPrelude::math_builtin(MathFn fn, Type scalar, const std::vector<s
   return "?";
 }
 
-std::string CppPrelude::math(MathFn fn, Type t) {
+std::string CppPrelude::math(MathFn fn, Type t, bool approx) {
+  const bool f32 = value_kind(t).scalar().kind() == ScalarKind::f32;
+  approx = approx && f32 &&
+           (fn == MathFn::exp || fn == MathFn::log || fn == MathFn::tanh || fn == MathFn::erf ||
+            fn == MathFn::sigmoid);
+  if (approx && t.lanes() == 1) {
+    // Scalar code evaluates the 4-lane polynomial on a broadcast: no libm call.
+    const std::string v4 = math(fn, t.with_lanes(4), true), x4 = value_type(t.with_lanes(4));
+    const std::string name = v4.substr(0, v4.rfind('_')) + "_f32";
+    return define(name, fmt::format("static inline float {0}(float x) {{\n"
+                                    "  return {1}({2}{{}} + x)[0];\n}}",
+                                    name, v4, x4));
+  }
   std::string vt = value_type(t);
   std::string name = "kf_" + ir::to_string(fn) + "_" + suffix(t);
   static const char* const kParams[] = {"x", "y", "z"};
@@ -473,9 +485,10 @@ std::string CppPrelude::math(MathFn fn, Type t) {
                                     vt, name, params, t.lanes(),
                                     math_builtin(fn, value_kind(t).scalar(), lane_args)));
   }
-  if (t.lanes() > 1 && value_kind(t).scalar().kind() == ScalarKind::f32) {
-    if (fn == MathFn::exp || fn == MathFn::sigmoid) return vector_exp_f32(fn, t);
-    if (fn == MathFn::erf || fn == MathFn::tanh) return vector_erf_tanh_f32(fn, t);
+  if (t.lanes() > 1 && f32) {
+    if (fn == MathFn::exp || fn == MathFn::sigmoid) return vector_exp_f32(fn, t, approx);
+    if (fn == MathFn::erf || fn == MathFn::tanh) return vector_erf_tanh_f32(fn, t, approx);
+    if (fn == MathFn::log) return vector_log_f32(t, approx);
   }
   return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
                                   "  {0} r;\n"
@@ -485,6 +498,37 @@ std::string CppPrelude::math(MathFn fn, Type t) {
                                   math_builtin(fn, value_kind(t).scalar(), lane_args)));
 }
 
+namespace {
+
+// The lines computing P = exp(R) on the reduced range |R| <= ln2 / 2 (Horner form, into a new
+// variable P of vector type VT): degree 5 with 1 + r fixed (1.05e-7 relative, ~1 ulp), or for
+// `approximate` degree 4 (2.8e-6 relative: one FMA less), both fitted for the least maximum
+// relative error.
+std::string exp_poly(const std::string& vt, const std::string& p, const std::string& r,
+                     bool approx) {
+  if (approx)
+    return fmt::format("  {0} {1} = zero + 4.151392612e-2f;\n"
+                       "  {1} = {1} * {2} + 1.678749632e-1f;\n"
+                       "  {1} = {1} * {2} + 5.000301395e-1f;\n"
+                       "  {1} = {1} * {2} + 9.999668241e-1f;\n"
+                       "  {1} = {1} * {2} + 1.0f;\n",
+                       vt, p, r);
+  return fmt::format("  {0} {1} = zero + 8.31252696909e-3f;\n"
+                     "  {1} = {1} * {2} + 4.18901162526e-2f;\n"
+                     "  {1} = {1} * {2} + 1.6667114452e-1f;\n"
+                     "  {1} = {1} * {2} + 4.99992317621e-1f;\n"
+                     "  {1} = {1} * {2} + 1.0f;\n"
+                     "  {1} = {1} * {2} + 1.0f;\n",
+                     vt, p, r);
+}
+
+// "kf_NAME_fast" for approximate's forms, "kf_NAME" otherwise.
+std::string fn_base(const char* name, bool approx) {
+  return std::string("kf_") + name + (approx ? "_fast" : "");
+}
+
+}  // namespace
+
 // exp on f32 vectors without a libm call per lane: 2^k * p(r) with k = round(x / ln 2) (to
 // nearest even, by the 1.5 * 2^23 shifter, which also gives k as a float exactly), r = x - k ln 2
 // in two parts (Cody-Waite), p a degree-5 polynomial 1 + r + c2 r^2 + ... + c5 r^5 fitted for the
@@ -493,9 +537,9 @@ std::string CppPrelude::math(MathFn fn, Type t) {
 // x is clamped to [-87.34, 88.72]: at the bottom k = -126, whose 2^(k-1) has exponent bits 0,
 // so results below about 2^-125.5 (x < -87) are 0, -inf included; above 88.72 the result is
 // inf; NaN stays NaN through the clamps (kf_max(lo, NaN) and kf_min(hi, NaN) are NaN).
-std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
+std::string CppPrelude::vector_exp_f32(MathFn fn, Type t, bool approx) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
-  const std::string exp_name = "kf_exp_" + suffix(t);
+  const std::string exp_name = fn_base("exp", approx) + "_" + suffix(t);
   const std::string max = min_max(ir::BinOp::max, t), min = min_max(ir::BinOp::min, t);
   define(exp_name,
          fmt::format("static inline {0} {1}({0} x) {{\n"
@@ -507,17 +551,12 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
                      "  {2} k = ({2})t - ({2})magic;\n"
                      "  {0} r = xc - kf * 0.693359375f;\n"
                      "  r = r - kf * -2.12194440e-4f;\n"
-                     "  {0} p = zero + 8.31252696909e-3f;\n"
-                     "  p = p * r + 4.18901162526e-2f;\n"
-                     "  p = p * r + 1.6667114452e-1f;\n"
-                     "  p = p * r + 4.99992317621e-1f;\n"
-                     "  p = p * r + 1.0f;\n"
-                     "  p = p * r + 1.0f;\n"
+                     "{5}"
                      "  {0} y = p * ({0})((k + 126) << 23) * 2.0f;\n"
                      "  return x > hi ? zero + __builtin_inff() : y;\n}}",
-                     vt, exp_name, it, min, max));
+                     vt, exp_name, it, min, max, exp_poly(vt, "p", "r", approx)));
   if (fn == MathFn::exp) return exp_name;
-  const std::string name = "kf_sigmoid_" + suffix(t);
+  const std::string name = fn_base("sigmoid", approx) + "_" + suffix(t);
   return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
                                   "  return 1.0f / (1.0f + {2}(-x));\n}}",
                                   vt, name, exp_name));
@@ -535,11 +574,12 @@ std::string CppPrelude::vector_exp_f32(MathFn fn, Type t) {
 // Both are odd: |x| is x with the sign bit cleared and the saturating branch gets x's sign bit
 // back with an or (one instruction each, where a conditional negation is three). NaN stays NaN
 // (kf_max(1, NaN) is NaN and every comparison with NaN is false).
-std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
+std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t, bool approx) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   if (fn == MathFn::erf) {
     const std::string max = min_max(ir::BinOp::max, t), min = min_max(ir::BinOp::min, t);
-    return define("kf_erf_" + suffix(t),
+    const std::string name = fn_base("erf", approx) + "_" + suffix(t);
+    return define(name,
                   fmt::format("static inline {0} {1}({0} x) {{\n"
                               "  const {0} zero = {{}}, one = zero + 1.0f;\n"
                               "  const {2} sign = ({2})x & (int32_t)0x80000000;\n"
@@ -569,19 +609,15 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
                               "  {2} k = ({2})t - ({2})magic;\n"
                               "  {0} w = kf * -0.693359375f - q;\n"
                               "  w = w - kf * -2.12194440e-4f;\n"
-                              "  {0} e = zero + 8.31252696909e-3f;\n"
-                              "  e = e * w + 4.18901162526e-2f;\n"
-                              "  e = e * w + 1.6667114452e-1f;\n"
-                              "  e = e * w + 4.99992317621e-1f;\n"
-                              "  e = e * w + 1.0f;\n"
-                              "  e = e * w + 1.0f;\n"
+                              "{5}"
                               "  e = e * ({0})((k + 127) << 23);\n"
                               "  {0} big = ({0})(({2})(one - e * r) | sign);\n"
                               "  return a < one ? small : big;\n}}",
-                              vt, "kf_erf_" + suffix(t), it, min, max));
+                              vt, name, it, min, max, exp_poly(vt, "e", "w", approx)));
   }
-  const std::string exp_name = vector_exp_f32(MathFn::exp, t);
-  return define("kf_tanh_" + suffix(t),
+  const std::string exp_name = vector_exp_f32(MathFn::exp, t, approx);
+  const std::string name = fn_base("tanh", approx) + "_" + suffix(t);
+  return define(name,
                 fmt::format("static inline {0} {1}({0} x) {{\n"
                             "  const {0} zero = {{}}, one = zero + 1.0f;\n"
                             "  {0} a = ({0})(({3})x & 0x7fffffff);\n"
@@ -596,7 +632,49 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t) {
                             "  {0} big = one - 2.0f / ({2}(a + a) + one);\n"
                             "  big = ({0})(({3})big | (({3})x & (int32_t)0x80000000));\n"
                             "  return a < 0.625f ? small : big;\n}}",
-                            vt, "kf_tanh_" + suffix(t), exp_name, it));
+                            vt, name, exp_name, it));
+}
+
+// log on f32 vectors without a libm call per lane: x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
+// log x = e ln 2 + log m, log m = f - f^2 / 2 + f^3 P(f) for f = m - 1, P of degree 8 (the
+// coefficients of Moshier's Cephes logf, ~1 ulp), e ln 2 in two parts. Subnormal x is scaled by
+// 2^23 first; 0 gives -inf, x < 0 and NaN give NaN, inf gives inf. `approximate` uses it as is:
+// a lower degree saves little against the division-free form, and log's error adds directly to
+// softplus and log-sum-exp outputs.
+std::string CppPrelude::vector_log_f32(Type t, bool approx) {
+  (void)approx;
+  const std::string vt = value_type(t), it = mask_type(t.lanes());
+  const std::string name = "kf_log_" + suffix(t);
+  return define(name,
+                fmt::format("static inline {0} {1}({0} x) {{\n"
+                            "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                            "  const {2} tiny = x < 1.17549435e-38f;\n"
+                            "  {0} xs = tiny ? x * 8388608.0f : x;\n"
+                            "  {2} i = ({2})xs;\n"
+                            "  {2} ei = ((i >> 23) & 0xff) - 127 + (tiny & -23);\n"
+                            "  {0} m = ({0})((i & 0x007fffff) | 0x3f800000);\n"
+                            "  const {2} big = m > 1.41421356f;\n"
+                            "  m = big ? m * 0.5f : m;\n"
+                            "  {0} e = __builtin_convertvector(ei - big, {0});\n"
+                            "  {0} f = m - one;\n"
+                            "  {0} z = f * f;\n"
+                            "  {0} y = zero + 7.0376836292e-2f;\n"
+                            "  y = y * f - 1.1514610310e-1f;\n"
+                            "  y = y * f + 1.1676998740e-1f;\n"
+                            "  y = y * f - 1.2420140846e-1f;\n"
+                            "  y = y * f + 1.4249322787e-1f;\n"
+                            "  y = y * f - 1.6668057665e-1f;\n"
+                            "  y = y * f + 2.0000714765e-1f;\n"
+                            "  y = y * f - 2.4999993993e-1f;\n"
+                            "  y = y * f + 3.3333331174e-1f;\n"
+                            "  y = y * f * z;\n"
+                            "  y = y - 2.12194440e-4f * e;\n"
+                            "  y = y - 0.5f * z;\n"
+                            "  {0} r = f + y + 0.693359375f * e;\n"
+                            "  r = x > zero ? r : (x == zero ? zero - __builtin_inff() : "
+                            "zero + __builtin_nanf(\"\"));\n"
+                            "  return x == zero + __builtin_inff() ? x : r;\n}}",
+                            vt, name, it));
 }
 
 std::string CppPrelude::heap_alloc() {

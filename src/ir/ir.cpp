@@ -201,7 +201,7 @@ std::string to_string(MathFn f) {
   return "?";
 }
 
-Expr Call::make(MathFn fn, std::vector<Expr> args) {
+Expr Call::make(MathFn fn, std::vector<Expr> args, bool approx) {
   KF_CHECK(static_cast<int>(args.size()) == math_fn_arity(fn))
       << to_string(fn) << " takes " << math_fn_arity(fn) << " arguments, got " << args.size();
   for (const Expr& a : args) check_defined(a, "Call with an undefined argument");
@@ -210,7 +210,7 @@ Expr Call::make(MathFn fn, std::vector<Expr> args) {
     KF_CHECK(a.type() == t) << to_string(fn) << " arguments differ in type";
   KF_CHECK(t.is_float() || (fn == MathFn::abs && t.is_int()))
       << to_string(fn) << " of " << to_string(t);
-  return make_expr<Call>(t, fn, std::move(args));
+  return make_expr<Call>(t, fn, std::move(args), approx);
 }
 
 Expr Ramp::make(Expr base, Expr stride, int lanes) {

@@ -215,9 +215,13 @@ struct Call : ExprNode {
   static constexpr ExprKind node_kind = ExprKind::call;
   MathFn fn;
   std::vector<Expr> args;
+  // f32 exp/log/tanh/erf/sigmoid by kforge's fast approximations (the `approximate` schedule
+  // primitive): a cheaper polynomial, and no libm call in scalar code either.
+  bool approx = false;
   // Requires the arity of fn and floating arguments of one type (abs also takes integers).
-  static Expr make(MathFn fn, std::vector<Expr> args);
-  Call(Type t, MathFn f, std::vector<Expr> a) : ExprNode(node_kind, t), fn(f), args(std::move(a)) {}
+  static Expr make(MathFn fn, std::vector<Expr> args, bool approx = false);
+  Call(Type t, MathFn f, std::vector<Expr> a, bool ap)
+      : ExprNode(node_kind, t), fn(f), args(std::move(a)), approx(ap) {}
 };
 
 // The vector base, base + stride, ..., base + (lanes - 1) * stride.

@@ -182,7 +182,7 @@ class Printer : public IRVisitor {
     }
   }
   void visit_call(const Call* op) override {
-    os_ << to_string(op->fn) << "(";
+    os_ << to_string(op->fn) << (op->approx ? "~(" : "(");
     for (size_t i = 0; i < op->args.size(); ++i) {
       if (i) os_ << ", ";
       visit(op->args[i]);

@@ -261,7 +261,7 @@ Expr IRMutator::mutate_call(const Call* op, const Expr& e) {
     changed = changed || !args.back().same_as(a);
   }
   if (!changed) return e;
-  return Call::make(op->fn, std::move(args));
+  return Call::make(op->fn, std::move(args), op->approx);
 }
 
 Expr IRMutator::mutate_ramp(const Ramp* op, const Expr& e) {

@@ -123,7 +123,7 @@ class Vectorizer : public IRMutator {
     }
     if (!changed) return e;
     for (Expr& a : args) a = widen(a, w);
-    return Call::make(op->fn, std::move(args));
+    return Call::make(op->fn, std::move(args), op->approx);
   }
   Expr mutate_ramp(const Ramp*, const Expr&) override { fail("a ramp inside"); }
   Expr mutate_broadcast(const Broadcast*, const Expr&) override { fail("a broadcast inside"); }

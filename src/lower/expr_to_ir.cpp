@@ -196,7 +196,7 @@ Expr ExprLowerer::call(const te::Expr& e) {
       if (a.type == te::ValueType::f64) return ctype_;
     return Type::i64();
   };
-  auto fn = [&](ir::MathFn f) { return ir::Call::make(f, {arg(0, ctype_)}); };
+  auto fn = [&](ir::MathFn f) { return ir::Call::make(f, {arg(0, ctype_)}, e.approx); };
   switch (e.op) {
     case Op::neg: return ir::make_zero(rt) - arg(0, rt);
     case Op::logical_not: return ir::logical_not(lower(e.args[0]));

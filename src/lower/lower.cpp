@@ -7,6 +7,7 @@
 #include "lower/inline_stages.h"
 #include "lower/prefetch.h"
 #include "lower/realize.h"
+#include "lower/guards_to_bounds.h"
 #include "lower/simplify_indices.h"
 #include "lower/transpose_copies.h"
 #include "schedule/pipeline.h"
@@ -63,6 +64,9 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   s = lowering::simplify_indices(s);
   dump_ir("simplify_indices", s);
+
+  s = lowering::guards_to_bounds(s);
+  dump_ir("guards_to_bounds", s);
 
   ir::LoweredFunc f{task.function, ir::params_from_task(task), s};
   for (const sched::Stage& st : p.stages)

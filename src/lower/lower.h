@@ -18,6 +18,7 @@
 //   vectorize_loops    vectorized loops turned into vector code (predicated tails)
 //   simplify
 //   simplify_indices   linear index arithmetic cancelled (register tiles get constant indices)
+//   guards_to_bounds   a loop whose whole body is a guard on its own variable gets it as bound
 // then codegen_cpp. The default schedule (an empty trace) computes every stage at root, loops in
 // LHS order with reductions innermost, intermediates in heap buffers.
 #pragma once

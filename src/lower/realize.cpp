@@ -67,7 +67,7 @@ class Realizer {
       const int s = regions[i].first;
       if (p_.stages[s].output >= 0) continue;
       const BufferView& v = views_[s];
-      Expr size = product(regions[i].second.extent);
+      Expr size = padded_size(p_.stages[s], regions[i].second.extent);
       all = ir::Allocate::make(v.name, v.storage, size, ir::MemoryKind::heap, all);
       if (!v.value_buffer.empty())
         all = ir::Allocate::make(v.value_buffer, arg_value_type(p_.stages[s]), size,
@@ -85,10 +85,26 @@ class Realizer {
     return value_type(*p_.task, s.body.args[0].type);
   }
 
+  // The extents of stage s's buffer as stored: the innermost stored dim rounded up to a
+  // multiple of s.row_align (align_storage), so that every row starts where the first one
+  // does modulo a cache line.
+  static std::vector<Expr> stored_extents(const sched::Stage& s, std::vector<Expr> extents) {
+    if (s.row_align > 0 && s.output < 0 && extents.size() >= 2 && !s.storage_order.empty()) {
+      const auto d = static_cast<size_t>(s.storage_order.back());
+      const Expr a = ir::i64(s.row_align);
+      extents[d] = ir::simplify((extents[d] + (a - ir::i64(1))) / a * a);
+    }
+    return extents;
+  }
+  static Expr padded_size(const sched::Stage& s, const std::vector<Expr>& extents) {
+    return product(stored_extents(s, extents));
+  }
+
   // A buffer named `name` holding `extents` elements per dim, starting at `mins`.
-  BufferView make_view(int stage, const std::string& name, const std::vector<Expr>& extents,
+  BufferView make_view(int stage, const std::string& name, const std::vector<Expr>& logical,
                        const std::vector<Expr>& mins) const {
     const sched::Stage& s = p_.stages[stage];
+    const std::vector<Expr> extents = stored_extents(s, logical);
     BufferView v;
     v.name = name;
     v.storage = storage_type(s);
@@ -431,7 +447,7 @@ class Realizer {
       constant = constant && R.nominal[d].has_value();
     }
     BufferView v = make_view(P, ps.name, alloc, named.min);
-    const Expr size = product(alloc);
+    const Expr size = padded_size(ps, alloc);
     if (ps.double_buffer) {
       std::optional<Stmt> db = double_buffered(producers, i, at, rest, R, named, lets, v);
       if (db) return *db;
@@ -540,7 +556,7 @@ class Realizer {
       if (ir::expr_uses_var(R.extent[d], lvar)) return std::nullopt;
       extent.push_back(R.nominal[d] ? ir::i64(*R.nominal[d]) : R.extent[d]);
     }
-    const Expr copy = product(extent);
+    const Expr copy = padded_size(ps, extent);
     const Expr l = var(lvar), index = trip->second.index, n = trip->second.count;
     v.offset = ir::simplify((l % ir::i64(2)) * copy);
     views_[P] = v;

@@ -507,6 +507,7 @@ std::string Pipeline::to_string() const {
       case ComputeKind::at: os << "at " << s.compute.stage << "." << s.compute.loop; break;
     }
     if (s.nontemporal) os << "\n  stores: nontemporal";
+    if (s.row_align > 0) os << "\n  rows: padded to " << s.row_align << " elements";
     if (s.reduce_lanes != 0)
       os << "\n  inline reductions: vectorized"
          << (s.reduce_lanes > 0 ? " " + std::to_string(s.reduce_lanes) : std::string());

@@ -106,6 +106,8 @@ struct Stage {
   ComputeLoc compute;
   std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
   bool nontemporal = false;             // outputs: full-vector stores bypass the caches
+  int row_align = 0;                    // align_storage: the innermost stored dim is padded to
+                                        // a multiple of this many elements (0: dense)
   int reduce_lanes = 0;                 // vectorize_reductions: lanes of its inline reductions'
                                         // partial results (-1: the target's width; 0: scalar)
   std::optional<DoubleBuffer> double_buffer;

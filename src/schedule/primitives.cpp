@@ -262,6 +262,8 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::reciprocal: s = apply_reciprocal(work, prim); break;
     case PrimitiveKind::vectorize_reductions: s = apply_vectorize_reductions(work, prim); break;
     case PrimitiveKind::hoist: s = apply_hoist(work, prim); break;
+    case PrimitiveKind::approximate: s = apply_approximate(work, prim); break;
+    case PrimitiveKind::align_storage: s = apply_align_storage(work, prim); break;
   }
   if (s.ok()) s = validate(work);
   if (!s.ok()) return s;

@@ -22,6 +22,8 @@
 //   reciprocal y                 y's divisions by values invariant along its innermost loop
 //   vectorize_reductions m 16    m's inline reductions (moving ranges) as 16 partial results
 //                                become multiplications by 1 / divisor (constants fold)
+//   align_storage e 16           e's rows (innermost stored dim) padded to 16 elements
+//   approximate m                m's exp/log/tanh/erf/sigmoid by the fast f32 forms
 //   hoist y W p                  y's costliest subexpression that does not read y's var p
 //                                (nor any other var listed) becomes a stage W over the vars
 //                                it reads: computed once, not once per p

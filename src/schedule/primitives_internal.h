@@ -53,11 +53,13 @@ Status apply_cache_write(Pipeline& p, const Primitive& prim);
 Status apply_rfactor(Pipeline& p, const Primitive& prim);
 Status apply_reorder_storage(Pipeline& p, const Primitive& prim);
 Status apply_nontemporal(Pipeline& p, const Primitive& prim);
+Status apply_align_storage(Pipeline& p, const Primitive& prim);
 Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 Status apply_reciprocal(Pipeline& p, const Primitive& prim);  // reciprocal.cpp
 Status apply_hoist(Pipeline& p, const Primitive& prim);       // hoist.cpp
+Status apply_approximate(Pipeline& p, const Primitive& prim);  // approximate.cpp
 
 // A name for a new stage: fails if taken by a stage or a tensor of the task.
 Status check_new_stage_name(const Pipeline& p, const std::string& name);

@@ -379,6 +379,29 @@ Status apply_nontemporal(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_align_storage(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], false);
+  if (!si) return si.error();
+  Stage& s = p.stages[*si];
+  const std::string what = "cannot align the rows of " + s.name;
+  if (s.output >= 0) return Status::error(what + ": outputs keep the task's layout");
+  if (s.vars.size() < 2)
+    return Status::error(what + ": it has one dimension, so a single row (already aligned)");
+  if (s.row_align > 0) return Status::error(what + ": they are padded already");
+  // A cache line (64 bytes) of the stage's stored elements.
+  const int bytes = s.type == te::ValueType::boolean ? 1
+                    : s.type == te::ValueType::i64 || p.task->dtype == DType::f64 ? 8 : 4;
+  long long elems = 64 / bytes;
+  if (prim.args.size() > 1) {
+    elems = std::stoll(prim.args[1]);
+    if (elems < 2 || elems > 1024 || (elems & (elems - 1)) != 0)
+      return Status::error(what + ": ELEMENTS must be a power of two from 2 to 1024, got " +
+                           prim.args[1]);
+  }
+  s.row_align = static_cast<int>(elems);
+  return ok_status();
+}
+
 Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim) {
   auto si = find_stage(p, prim.args[0], false);
   if (!si) return si.error();

@@ -213,6 +213,53 @@ Expr formula_to_te(const Formula& f, const Task& task) {
   return *parsed;
 }
 
+namespace {
+
+bool is_number(const te::Expr& e, double v) {
+  return e.kind == te::ExprKind::number && e.number == v;
+}
+
+bool is_call(const te::Expr& e, te::Op op) { return e.kind == te::ExprKind::call && e.op == op; }
+
+}  // namespace
+
+const te::Expr* softplus_arg(const te::Expr& e) {
+  if (!is_call(e, te::Op::log) || !is_call(e.args[0], te::Op::add)) return nullptr;
+  const te::Expr& s = e.args[0];
+  for (int k = 0; k < 2; ++k)
+    if (is_number(s.args[static_cast<size_t>(k)], 1.0) &&
+        is_call(s.args[static_cast<size_t>(1 - k)], te::Op::exp))
+      return &s.args[static_cast<size_t>(1 - k)].args[0];
+  return nullptr;
+}
+
+int tanh_softplus_calls(const Expr& e) {
+  int n = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::call && x.op == te::Op::tanh && softplus_arg(x.args[0])) ++n;
+  });
+  return n;
+}
+
+bool approximable(te::Op op) {
+  switch (op) {
+    case te::Op::exp:
+    case te::Op::log:
+    case te::Op::tanh:
+    case te::Op::erf:
+    case te::Op::sigmoid: return true;
+    default: return false;
+  }
+}
+
+int approximable_calls(const Expr& e) {
+  int n = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::call && approximable(x.op) && !x.approx) ++n;
+  });
+  return n;
+}
+
 bool vectorizable_reduce(const Expr& x) {
   if (x.kind != ExprKind::reduce || x.rvars.size() != 1 || x.args[0].type != te::ValueType::f64)
     return false;

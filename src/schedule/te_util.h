@@ -72,6 +72,14 @@ int expr_cost(const te::Expr& e);
 // over one variable that combines floats with sum, product, max or min and has no reduction
 // inside it (an inner one would run its own loop per lane).
 bool vectorizable_reduce(const te::Expr& x);
+// Whether `approximate` has a fast f32 form for op (exp, log, tanh, erf, sigmoid).
+bool approximable(te::Op op);
+// The calls in e that `approximate` would mark (approximable, not marked yet).
+int approximable_calls(const te::Expr& e);
+// x if e is softplus: log(1 + exp(x)) or log(exp(x) + 1); null otherwise.
+const te::Expr* softplus_arg(const te::Expr& e);
+// The tanh(softplus(x)) compositions in e (Mish), which `approximate` rewrites as one exp.
+int tanh_softplus_calls(const te::Expr& e);
 
 // Integer value of a number literal or of a static expression folded without an environment
 // (literal arithmetic only), if it is one.

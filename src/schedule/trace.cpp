@@ -63,6 +63,9 @@ const std::vector<Syntax>& syntaxes() {
        "hoist STAGE NEW VAR VAR..."},
       {PrimitiveKind::vectorize_reductions, "vectorize_reductions", {A::name, A::integer}, 1,
        false, "vectorize_reductions STAGE [LANES]"},
+      {PrimitiveKind::approximate, "approximate", {A::name}, 0, false, "approximate STAGE"},
+      {PrimitiveKind::align_storage, "align_storage", {A::name, A::integer}, 1, false,
+       "align_storage STAGE [ELEMENTS]"},
   };
   return table;
 }

@@ -205,7 +205,7 @@ std::string to_string(const Expr& e, const Stage* stage) {
       if (is_infix(e.op))
         return "(" + to_string(e.args[0], stage) + " " + op_name(e.op) + " " +
                to_string(e.args[1], stage) + ")";
-      return op_name(e.op) + "(" + join(e.args, e.args.size(), stage) + ")";
+      return op_name(e.op) + (e.approx ? "~" : "") + "(" + join(e.args, e.args.size(), stage) + ")";
     }
     case ExprKind::reduce: {
       std::string vars;

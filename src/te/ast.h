@@ -127,6 +127,7 @@ struct Expr {
   DType cast_to = DType::f64;  // call with op == cast
   ReduceOp reduce_op = ReduceOp::sum;  // reduce
   bool has_else = false;               // access: the last arg is the out-of-range value
+  bool approx = false;  // call exp/log/tanh/erf/sigmoid: fast f32 form (primitive `approximate`)
   std::vector<Expr> args;              // operands / indices (+ else value) / {reduction body}
   std::vector<VarDecl> decls;          // reduce, Ast only: the variables as written
   std::vector<int> rvars;              // reduce, Program only: indices into Stage::reduce_vars

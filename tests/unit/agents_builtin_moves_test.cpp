@@ -485,6 +485,88 @@ TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
   EXPECT_EQ(propose("prefetch_distance", done), Lines{});
 }
 
+TEST_F(Tasks, FastApproximationsMarkEveryStageWithTranscendentals) {
+  // 27 (GEMM + Mish + Mish): m and y each have exp, log and tanh; z (the bias add) has none.
+  // The judge checks the fast forms (and Mish rewritten as one exp) at every test shape against
+  // the task's tolerance.
+  const Task mish = testing::task_at("bench/jaxbench/27_matmul_mish_mish");
+  EXPECT_EQ(propose("fast_approximations", default_pipeline(mish)),
+            (Lines{"m: approximate m", "y: approximate y"}));
+  const PipelineFacts f = pipeline_facts(default_pipeline(mish));
+  EXPECT_EQ(f.approximable, 2);
+  EXPECT_EQ(f.tanh_softplus, 2);
+  const sched::Pipeline done = scheduled(mish, "approximate m\napproximate y\n");
+  EXPECT_EQ(propose("fast_approximations", done), Lines{});
+  EXPECT_EQ(pipeline_facts(done).tanh_softplus, 0);
+  EXPECT_EQ(testing::lower_and_judge(mish, "compute_inline z\napproximate m\ncompute_inline m\n"
+                                           "approximate y\nvectorize y.o 16\n"),
+            "ok");
+  // 50: GELU's erf and softmax's exp, vectorized and scalar (the row max's exp stays scalar).
+  EXPECT_EQ(testing::lower_and_judge(*softmax_, "approximate g\napproximate e\nvectorize y.o 16\n"),
+            "ok");
+  // Nothing to approximate in a GEMM; nothing allowed where the tolerance is tighter than the
+  // fast exponential's error leaves room for, or in f64.
+  EXPECT_EQ(propose("fast_approximations", default_pipeline(*gemm_)), Lines{});
+  Task tight = mish;
+  tight.tolerance[DType::f32].rel_l2 = 1e-6;
+  EXPECT_EQ(propose("fast_approximations", default_pipeline(tight)), Lines{});
+  EXPECT_FALSE(approximation_allowed(tight));
+  EXPECT_TRUE(approximation_allowed(mish));
+}
+
+TEST_F(Tasks, AlignedLoadsPadsIntermediateRowsThatSplitLines) {
+  // 22: the convolution z has 62 output columns at the bench shape (64 - 3 + 1): its rows after
+  // the first start mid-line. Once a vector loop reads it, its rows are padded to 64; the
+  // 64-wide output and the per-channel statistics (one dim) are left alone.
+  const Task conv_norm = testing::task_at("bench/jaxbench/22_conv2d_instancenorm_divide");
+  EXPECT_EQ(propose("aligned_loads", default_pipeline(conv_norm)), Lines{})
+      << "no vector loop reads z yet";
+  const sched::Pipeline p = scheduled(conv_norm, "vectorize y.q 16\n");
+  EXPECT_EQ(propose("aligned_loads", p), Lines{"z: align_storage z"});
+  EXPECT_EQ(pipeline_facts(p).misaligned_rows, 1);
+  EXPECT_EQ(propose("aligned_loads", scheduled(conv_norm, "vectorize y.q 16\nalign_storage z\n")),
+            Lines{});
+  EXPECT_EQ(testing::lower_and_judge(conv_norm, "vectorize y.q 16\nalign_storage z\n"), "ok");
+  // The channel statistics vectorized across channels gather z across its rows: padded rows
+  // would only make those strides a power of two (measured 0.96x): not proposed.
+  EXPECT_EQ(propose("aligned_loads", scheduled(conv_norm, "vectorize y.q 16\nvectorize mu_r.k 16\n")),
+            Lines{});
+  // 50's rows are 1024 wide: whole lines already.
+  EXPECT_EQ(propose("aligned_loads", scheduled(*softmax_, "vectorize y.o 16\n")), Lines{});
+}
+
+TEST_F(Tasks, SplitKGivesEachThreadASliceOfALongReduction) {
+  // One dot product of a million at the bench shape: parallel_outer would give one thread all
+  // of it, so each of the two threads sums half of i into its own partial (accumulated
+  // locally, stored once), and the partials are added.
+  const Task dot = testing::task_at("tests/golden/tasks/dot");
+  EXPECT_EQ(propose("split_k_parallel", default_pipeline(dot), 1), Lines{}) << "one thread";
+  EXPECT_EQ(propose("split_k_parallel", default_pipeline(dot), 2),
+            Lines{"s: split s.i i.t i.c 524288 | rfactor s.i.t s_sk | reorder s_sk i.t b i.c | "
+                  "cache_write s_sk s_sk_acc | compute_at s_sk_acc s_sk.i.t | parallel s_sk.i.t"});
+  EXPECT_EQ(testing::lower_and_judge(dot, "split s.i i.t i.c 2000\nrfactor s.i.t s_sk\n"
+                                          "reorder s_sk i.t b i.c\ncache_write s_sk s_sk_acc\n"
+                                          "compute_at s_sk_acc s_sk.i.t\nparallel s_sk.i.t\n"),
+            "ok");
+  // A GEMM has a million outputs to share; a norm's row sums, 16384.
+  EXPECT_EQ(propose("split_k_parallel", default_pipeline(*gemm_), 2), Lines{});
+  EXPECT_EQ(propose("split_k_parallel", default_pipeline(*rmsnorm_), 2), Lines{});
+}
+
+TEST_F(Tasks, AvoidFalseSharingHandsOutWholeLines) {
+  // rmsnorm's row statistic ms[n] parallel over n: one float per iteration, so the threads'
+  // chunks meet inside a line. In blocks of 16 they meet at line boundaries.
+  const sched::Pipeline p = scheduled(*rmsnorm_, "parallel ms.n\n");
+  EXPECT_EQ(propose("avoid_false_sharing", p, 1), Lines{}) << "one thread shares nothing";
+  EXPECT_EQ(propose("avoid_false_sharing", p, 2),
+            Lines{"ms: split ms.n n.ln n.li 16 | parallel ms.n.ln"});
+  // y[n, d] parallel over its rows writes whole rows: nothing to do.
+  EXPECT_EQ(propose("avoid_false_sharing", scheduled(*rmsnorm_, "parallel y.n\n"), 2), Lines{});
+  EXPECT_EQ(testing::lower_and_judge(*rmsnorm_, "parallel ms.n\nsplit ms.n n.ln n.li 16\n"
+                                                "parallel ms.n.ln\n"),
+            "ok");
+}
+
 TEST_F(Tasks, HoistInvariantsLiftsTheDecaysOutOfTheStateLoops) {
   // 16 (chunked SSD): y's within-chunk weight (C.B product, decay, dt) does not read p; st's
   // decay to the chunk's end reads neither n nor p, nor does hs's decay across chunks. Each is

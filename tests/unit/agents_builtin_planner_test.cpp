@@ -253,6 +253,33 @@ TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
     EXPECT_EQ(a.find("hoist_invariants"), std::string::npos) << a;
 }
 
+TEST(BuiltinPlanner, MishIsApproximatedAsOneExponential) {
+  // 27 with its GEMM register-blocked and the epilogue in registers: Mish's exp, log and tanh
+  // (twice per element) are a visible share of the kernel; the identity that needs one exp
+  // expects 1.12x compute-bound (1.11x measured).
+  Scenario s("bench/jaxbench/27_matmul_mish_mish", recipe_of({"register_block_epilogue"}));
+  const std::set<std::string> tried = {"register_block_epilogue", "pack_operand",
+                                       "unroll_reduction", "double_buffer_pack", "unroll_inner"};
+  Plan p = s.plan(evidence("compute", 0.25), tried);
+  EXPECT_EQ(p.strategy, "fast_approximations") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.12);
+  EXPECT_NE(p.why.find("2 tanh(log(1 + exp(x))) compositions"), std::string::npos) << p.why;
+  // Memory-bound, the saved arithmetic mostly hides behind the loads: 1.04x, after the
+  // strategies that cut the traffic.
+  EXPECT_NE(s.plan(evidence("memory", 0.25), tried).strategy, "fast_approximations");
+  // Applied, nothing is left to approximate.
+  Scenario done("bench/jaxbench/27_matmul_mish_mish",
+                recipe_of({"register_block_epilogue", "fast_approximations"}));
+  Plan d = done.plan(evidence("compute", 0.25), tried);
+  EXPECT_NE(d.strategy, "fast_approximations");
+  for (const auto& a : d.alternatives)
+    EXPECT_EQ(a.find("fast_approximations"), std::string::npos) << a;
+  // A GEMM has no transcendental; a softmax has no Mish: the small expectation (1.02x).
+  Scenario gemm("bench/jaxbench/08_gemm", {});
+  for (const auto& a : gemm.plan(evidence("compute", 0.05)).alternatives)
+    EXPECT_EQ(a.find("fast_approximations"), std::string::npos) << a;
+}
+
 TEST(BuiltinPlanner, CausalScoresAreComputedPerRowNotAsAWholeSquare) {
   // 01: the scores s_r (a GEMM-like reduction) are read only over j in 0..i + 1. Register
   // blocking them at root would compute the masked half too: it is not proposed; fusing the

@@ -215,9 +215,10 @@ TEST(CodegenPrelude, MathFunctions) {
       double want = ref(j, xs[i]);
       EXPECT_NEAR(ys[0][j * size + i], want, 1e-6 * std::max(1.0, std::fabs(want)))
           << j << " " << i;
-      // exp, tanh, erf and sigmoid of f32 vectors are polynomials (1-2 ulp), the scalar path
-      // calls libm: they agree to a few ulp; every other function is the same libm call per lane.
-      if (j == 0 || j == 4 || j == 5 || j == 6)
+      // exp, log, tanh, erf and sigmoid of f32 vectors are polynomials (1-2 ulp), the scalar
+      // path calls libm: they agree to a few ulp; every other function is the same libm call
+      // per lane.
+      if (j == 0 || j == 1 || j == 4 || j == 5 || j == 6)
         EXPECT_NEAR(ys[0][j * size + i], ys[1][j * size + i], 5e-7 * std::fabs(want)) << j;
       else
         EXPECT_EQ(ys[0][j * size + i], ys[1][j * size + i]) << "vector and scalar differ: " << j;
@@ -293,6 +294,87 @@ TEST(CodegenPrelude, VectorErfAndTanhFollowLibmAcrossTheirRange) {
     if (std::fabs(xs[i]) < 1e-3f) {
       EXPECT_NEAR(e[i], we, 2.5e-7 * std::fabs(we)) << "erf(" << xs[i] << ") relative";
       EXPECT_NEAR(t[i], wt, 2.5e-7 * std::fabs(wt)) << "tanh(" << xs[i] << ") relative";
+    }
+  }
+}
+
+TEST(CodegenPrelude, VectorLogFollowsLibmAcrossItsRange) {
+  // m * 2^e with m around 1: each side of the sqrt(2) switch, near 1 (log ~ x - 1), subnormals
+  // (scaled first), the largest finite value, and the special values.
+  Expr n = ivar("n");
+  std::vector<Param> params = {{"x", ParamKind::input, Type::f32()},
+                               {"y", ParamKind::output, Type::f32()},
+                               {"n", ParamKind::dim, Type::i64()}};
+  Stmt body = masked_loop("t", "l", n, 16, [&](Expr i) {
+    return Store::make("y", i, Call::make(MathFn::log, {fload("x", i)}));
+  });
+  auto k = build_both({"log_range", params, body});
+  ASSERT_TRUE(k[0].ok());
+  std::vector<float> xs;
+  for (int i = 1; i <= 4000; ++i) xs.push_back(static_cast<float>(i) * 0.001f);
+  for (float x : {1e-45f, 1e-40f, 1.1754942e-38f, 1.17549435e-38f, 1e-20f, 0.70710677f,
+                  0.7071068f, 0.99999994f, 1.0f, 1.0000001f, 1.4142135f, 1.4142137f, 1e10f,
+                  3.4028235e38f})
+    xs.push_back(x);
+  const size_t finite = xs.size();
+  for (float x : {0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, NAN}) xs.push_back(x);
+  std::vector<float> ys(xs.size());
+  std::vector<void*> bufs = {xs.data(), ys.data()};
+  k[0].call(bufs, {static_cast<int64_t>(xs.size())}, {});
+  for (size_t i = 0; i < finite; ++i) {
+    const double want = std::log(static_cast<double>(xs[i]));
+    EXPECT_NEAR(ys[i], want, 2.5e-7 * std::fabs(want) + 1e-7 * std::fabs(xs[i] - 1.0f) + 1e-45)
+        << "log(" << xs[i] << ")";
+  }
+  EXPECT_EQ(ys[finite], -INFINITY);
+  EXPECT_EQ(ys[finite + 1], -INFINITY);
+  EXPECT_TRUE(std::isnan(ys[finite + 2]));
+  EXPECT_EQ(ys[finite + 3], INFINITY);
+  EXPECT_TRUE(std::isnan(ys[finite + 4]));
+  EXPECT_TRUE(std::isnan(ys[finite + 5]));
+}
+
+TEST(CodegenPrelude, FastFormsStayWithinTheirBounds) {
+  // `approximate`'s forms, vectorized and in scalar code (the 4-lane polynomial on a broadcast,
+  // no libm call): the degree-4 exponential within 3e-6 relative; sigmoid, tanh and erf built on
+  // it within a few times that; log as accurate as the default one.
+  const std::vector<MathFn> fns = {MathFn::exp, MathFn::sigmoid, MathFn::tanh, MathFn::erf,
+                                   MathFn::log};
+  Expr n = ivar("n");
+  std::vector<Param> params = {{"x", ParamKind::input, Type::f32()}};
+  for (size_t j = 0; j < fns.size(); ++j)
+    params.push_back({"y" + std::to_string(j), ParamKind::output, Type::f32()});
+  params.push_back({"n", ParamKind::dim, Type::i64()});
+  Stmt body = masked_loop("t", "l", n, 16, [&](Expr i) {
+    std::vector<Stmt> s;
+    for (size_t j = 0; j < fns.size(); ++j)
+      s.push_back(Store::make("y" + std::to_string(j), i,
+                              Call::make(fns[j], {fload("x", i)}, /*approx=*/true)));
+    return Block::make(s);
+  });
+  auto k = build_both({"fast_forms", params, body});
+  ASSERT_TRUE(k[0].ok() && k[1].ok());
+  std::vector<float> xs;
+  for (int i = -2000; i <= 2000; ++i) xs.push_back(static_cast<float>(i) * 0.01f);
+  const int64_t size = static_cast<int64_t>(xs.size());
+  for (int v = 0; v < 2; ++v) {
+    std::vector<std::vector<float>> ys(fns.size(), std::vector<float>(xs.size()));
+    std::vector<void*> bufs = {xs.data()};
+    for (auto& y : ys) bufs.push_back(y.data());
+    k[v].call(bufs, {size}, {});
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double x = xs[i];
+      EXPECT_NEAR(ys[0][i], std::exp(x), 3e-6 * std::exp(x)) << "exp(" << x << ") " << v;
+      const double sg = 1 / (1 + std::exp(-x));
+      EXPECT_NEAR(ys[1][i], sg, 3.5e-6 * sg) << "sigmoid(" << x << ") " << v;
+      EXPECT_NEAR(ys[2][i], std::tanh(x), 3e-6 * std::fabs(std::tanh(x)) + 1e-7)
+          << "tanh(" << x << ") " << v;
+      EXPECT_NEAR(ys[3][i], std::erf(x), 1e-6 * std::fabs(std::erf(x)) + 1e-7)
+          << "erf(" << x << ") " << v;
+      if (x > 0) {
+        EXPECT_NEAR(ys[4][i], std::log(x), 2.5e-7 * std::fabs(std::log(x)) + 1e-7 * std::fabs(x - 1))
+            << "log(" << x << ") " << v;
+      }
     }
   }
 }

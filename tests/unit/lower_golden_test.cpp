@@ -8,6 +8,7 @@
 //   // CHECK-STAGES: loops: i j(vectorized 16) k     substrings of the scheduled stages, in order
 //   // CHECK-IR: vectorized for (C.j.vec, 0, 16)      ... of the final IR, in order
 //   // CHECK: kf_store_f32x16_masked(                 ... of the generated C++, in order
+//   // CHECK-NOT: __builtin_logf                      ... nowhere in the generated C++
 //   // ERROR: g.golden:4: cannot vectorize C.k: ...   must-fail: the exact error
 //
 // Schedule errors carry the golden file's name and line numbers, so an ERROR line reads
@@ -72,7 +73,8 @@ Golden parse_golden(const fs::path& path) {
         g.error = rest;
         g.has_error = true;
       } else {
-        KF_CHECK(kind == "CHECK" || kind == "CHECK-IR" || kind == "CHECK-STAGES")
+        KF_CHECK(kind == "CHECK" || kind == "CHECK-IR" || kind == "CHECK-STAGES" ||
+                 kind == "CHECK-NOT")
             << g.file << ":" << n << ": unknown check kind " << kind;
         g.checks.push_back({kind, rest, n});
       }
@@ -96,6 +98,14 @@ std::string run_checks(const Golden& g, const std::string& kind, const std::stri
              c.text + "\n--- output:\n" + out;
     pos = at + c.text.size();
   }
+  return "";
+}
+
+// The CHECK-NOT texts found anywhere in `out`; "" if none.
+std::string run_absent(const Golden& g, const std::string& out) {
+  for (const Check& c : g.checks)
+    if (c.kind == "CHECK-NOT" && out.find(c.text) != std::string::npos)
+      return g.file + ":" + std::to_string(c.line) + ": CHECK-NOT found: " + c.text;
   return "";
 }
 
@@ -145,6 +155,7 @@ TEST_P(LowerGolden, Matches) {
   EXPECT_EQ(run_checks(g, "CHECK-STAGES", stages), "");
   EXPECT_EQ(run_checks(g, "CHECK-IR", ir), "");
   EXPECT_EQ(run_checks(g, "CHECK", cpp), "");
+  EXPECT_EQ(run_absent(g, cpp), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, LowerGolden, ::testing::ValuesIn(golden_files()),

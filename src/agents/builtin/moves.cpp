@@ -26,8 +26,6 @@ sched::Primitive prim(const std::string& text) {
   return *p;
 }
 
-namespace {
-
 using sched::ComputeKind;
 using sched::LoopKind;
 using sched::Pipeline;
@@ -71,6 +69,16 @@ std::string fresh_stage(const Pipeline& p, const std::string& base) {
   for (int i = 2;; ++i)
     if (!used(base + std::to_string(i))) return base + std::to_string(i);
 }
+
+// The pure loops of a stage, in nest order (names).
+std::vector<std::string> pure_loops(const Stage& s) {
+  std::vector<std::string> v;
+  for (const auto& l : s.loops)
+    if (pure(l)) v.push_back(l.name);
+  return v;
+}
+
+namespace {
 
 // Whether a (top-level) stage was produced by cache_write or cache_read.
 bool is_cache_stage(const Stage& s) {
@@ -120,13 +128,6 @@ std::vector<AccessInfo> accesses(const te::Expr& body) {
   return out;
 }
 
-// The pure loops of a stage, in nest order (names).
-std::vector<std::string> pure_loops(const Stage& s) {
-  std::vector<std::string> v;
-  for (const auto& l : s.loops)
-    if (pure(l)) v.push_back(l.name);
-  return v;
-}
 
 
 bool gemm_like(const Stage& s) {
@@ -1017,6 +1018,11 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
   PipelineFacts f;
   f.stages = static_cast<int>(p.stages.size());
   f.recomputed_transcendentals = static_cast<int>(recomputed_transcendentals(p).size());
+  f.misaligned_rows = static_cast<int>(misaligned_rows(p).size());
+  for (int i : approximable_stages(p)) {
+    ++f.approximable;
+    f.tanh_softplus += sched::tanh_softplus_calls(p.stages[static_cast<size_t>(i)].body);
+  }
   for (const HoistCandidate& h : hoist_candidates(p)) {
     ++f.hoistable;
     f.hoist_saved = std::max(f.hoist_saved, h.saved);

@@ -64,6 +64,31 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
 // does not read some of its variables (the set of variables chosen to free the most).
 Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline&, const Knobs&,
                                                         const MoveContext&);
+// moves_rewrite.cpp: `approximate S` for every stage with exp/log/tanh/erf/sigmoid, where the
+// task's tolerance leaves room for the fast forms (f32, rel_l2 >= 1e-5).
+Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline&, const Knobs&,
+                                                           const MoveContext&);
+bool approximation_allowed(const Task& task);
+// The stages `approximate` would change (indices into p.stages); none when the tolerance is
+// too tight for it.
+std::vector<int> approximable_stages(const sched::Pipeline& p);
+// moves_cpu.cpp: `align_storage S` for each intermediate at root whose rows (its innermost
+// stored dim, at the bench shape) are not whole cache lines and that a vector loop reads or
+// writes (misaligned_rows: their indices into p.stages).
+Expected<std::vector<MoveGroup>> moves_aligned_loads(const sched::Pipeline&, const Knobs&,
+                                                     const MoveContext&);
+std::vector<int> misaligned_rows(const sched::Pipeline& p);
+// moves_cpu.cpp: a reduction at root with fewer outputs than threads and a long reduction
+// (split_k_candidates) is split into one slice per thread: partial results computed in
+// parallel (rfactor), each thread's accumulated locally and stored once, then combined.
+Expected<std::vector<MoveGroup>> moves_split_k_parallel(const sched::Pipeline&, const Knobs&,
+                                                        const MoveContext&);
+std::vector<int> split_k_candidates(const sched::Pipeline& p, int threads);
+// moves_cpu.cpp: a parallel loop over a stage's innermost stored dim (one element per
+// iteration; line_sharing_loops) runs in chunks of whole cache lines.
+Expected<std::vector<MoveGroup>> moves_avoid_false_sharing(const sched::Pipeline&, const Knobs&,
+                                                           const MoveContext&);
+std::vector<int> line_sharing_loops(const sched::Pipeline& p, int threads);
 struct HoistCandidate {
   std::string stage;
   std::vector<std::string> vars;  // the hoisted subexpression reads none of them
@@ -99,6 +124,9 @@ struct PipelineFacts {
   int invertible_divisions = 0;        // stages whose divisions `reciprocal` would rewrite
   int recomputed_transcendentals = 0;  // inlined exp/erf/... stages evaluated by 2+ readers
   int hoistable = 0;                   // stages with a costly subexpression free of some var
+  int approximable = 0;                // stages with exp/log/tanh/erf/sigmoid approximate takes
+  int tanh_softplus = 0;               // ... tanh(log(1 + exp(x))) compositions among them
+  int misaligned_rows = 0;             // intermediates whose rows split cache lines
   double hoist_saved = 0;              // the largest share of a stage's cost hoisting saves
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);

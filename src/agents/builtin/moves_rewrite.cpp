@@ -1,5 +1,6 @@
 // Mechanical forms of the strategies that change what a stage computes, or how often, rather
-// than its loops: strength_reduce (reciprocals), recompute_vs_store and hoist_invariants.
+// than its loops: strength_reduce (reciprocals), recompute_vs_store, hoist_invariants and
+// fast_approximations.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -81,22 +82,16 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
   return g;
 }
 
-namespace {
-
-
-// The extent at the task's bench shape (1 when it cannot be evaluated).
 int64_t bench_extent(const Bindings* bench, const te::Expr& hi) {
   if (!bench) return 1;
   auto v = te::eval_static_int(hi, *bench);
   return v ? std::max<int64_t>(1, *v) : 1;
 }
 
+namespace {
+
 // Fewer repeats than this are not worth a stage and its buffer.
 constexpr int64_t kMinRepeats = 8;
-
-}  // namespace
-
-namespace {
 
 // The innermost reduction body of `e` that contains an access to stage `name` (or `e` itself).
 const te::Expr* loop_body_of(const te::Expr& e, const std::string& name) {
@@ -208,6 +203,31 @@ Expected<std::vector<MoveGroup>> moves_strength_reduce(const sched::Pipeline& p,
   std::vector<MoveGroup> g;
   for (const sched::Stage& s : p.stages) {
     if (reciprocal_applies(p, s.name)) g.push_back({s.name, {prim("reciprocal " + s.name)}});
+  }
+  return g;
+}
+
+bool approximation_allowed(const Task& task) {
+  if (task.dtype == DType::f64) return false;
+  // The fast exponential's 2.8e-6 relative error, carried through a softmax or a Mish, stays
+  // within rel_l2 1e-5 with room for the kernel's other roundings (27: 7.9e-7 -> 2.0e-6).
+  return task.tolerance_for(task.dtype).rel_l2 >= 1e-5;
+}
+
+std::vector<int> approximable_stages(const sched::Pipeline& p) {
+  std::vector<int> out;
+  if (!p.task || !approximation_allowed(*p.task)) return out;
+  for (size_t i = 0; i < p.stages.size(); ++i)
+    if (sched::approximable_calls(p.stages[i].body) > 0) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
+                                                           const Knobs&, const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (int i : approximable_stages(p)) {
+    const std::string& name = p.stages[static_cast<size_t>(i)].name;
+    g.push_back({name, {prim("approximate " + name)}});
   }
   return g;
 }

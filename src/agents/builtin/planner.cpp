@@ -161,6 +161,36 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                                  "of their readers; computing each once per row and reading it "
                                  "back from L1 saves the repeated transcendentals",
                                  f.recomputed_transcendentals)});
+  if (f.approximable > 0) {
+    // Mish's tanh(softplus) as one exp and a division: 27's epilogue, 1.11x of the kernel
+    // measured side by side. Elsewhere only the exponential's one FMA less per call.
+    const bool mish = f.tanh_softplus > 0;
+    props.push_back(
+        {"fast_approximations", std::min(head, mish ? (compute ? 1.12 : 1.04) : (compute ? 1.02 : 1.01)),
+         mish ? fmt::format("{} tanh(log(1 + exp(x))) compositions (Mish) cost an exp, a log and "
+                            "a tanh each; the identity n / (n + 2), n = e (e + 2), needs one "
+                            "exp and a division",
+                            f.tanh_softplus)
+              : fmt::format("{} stages evaluate exp/log/tanh/erf/sigmoid at full precision; "
+                            "the task's tolerance leaves room for the fast forms",
+                            f.approximable)});
+  }
+  if (f.misaligned_rows > 0)
+    props.push_back({"aligned_loads", std::min(head, memory ? 1.03 : 1.01),
+                     fmt::format("{} intermediates have rows that are not whole 64-byte lines: "
+                                 "after the first row most vector loads and stores split two "
+                                 "lines; padding the rows aligns them",
+                                 f.misaligned_rows)});
+  if (const size_t n = split_k_candidates(*in.pipeline, e.threads).size(); n > 0)
+    props.push_back({"split_k_parallel", std::min(head, 0.8 * e.threads),
+                     fmt::format("{} reductions have fewer outputs than the {} threads and a "
+                                 "long reduction: one slice of it per thread",
+                                 n, e.threads)});
+  if (const size_t n = line_sharing_loops(*in.pipeline, e.threads).size(); n > 0)
+    props.push_back({"avoid_false_sharing", std::min(head, 1.01),
+                     fmt::format("{} parallel loops hand out single elements of a contiguous "
+                                 "dim: threads meet inside lines at their chunks' edges",
+                                 n)});
   if (f.invertible_divisions > 0)
     props.push_back({"strength_reduce", std::min(head, compute ? 1.04 : 1.02),
                      fmt::format("{} stages divide by a value that does not change along their "
