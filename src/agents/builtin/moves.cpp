@@ -510,6 +510,30 @@ bool indexed_by_all(const te::Expr& e, const std::string& name, const std::set<s
   return all;
 }
 
+namespace {
+
+// Whether some access to s in e indexes one of s's dims `dims` with an expression that reads
+// one of `vars`; also when e does not read s itself (its readers are computed inside the stage
+// e belongs to, with variables of their own: nothing is known).
+bool may_walk_dims(const te::Expr& e, const Stage& s, const std::set<std::string>& dims,
+                   const std::set<std::string>& vars) {
+  bool walks = false, found = false;
+  te::visit(e, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::access || x.ref.kind != te::RefKind::stage || x.name != s.name)
+      return;
+    found = true;
+    for (size_t k = 0; k < x.index_count() && k < s.vars.size(); ++k) {
+      if (!dims.count(s.vars[k].name)) continue;
+      te::visit(x.args[k], [&](const te::Expr& n) {
+        walks = walks || (n.kind == te::ExprKind::name && vars.count(n.name));
+      });
+    }
+  });
+  return walks || !found;
+}
+
+}  // namespace
+
 Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, const Knobs&,
                                                           const MoveContext&) {
   std::vector<MoveGroup> g;
@@ -521,12 +545,23 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     if (s.is_recurrence()) continue;
     const std::vector<int> cons = work.consumers(si);
     if (cons.empty()) continue;
-    // The stage every consumer lives in: the consumer itself at root, or where it is computed.
+    // The stage every consumer lives in: the consumer itself at root, or the stage at root its
+    // compute_at chain ends in (y_r_rf at y_r.b, y_r at y.b: y), with the loop of that stage
+    // the chain enters it at ("" for a consumer at root).
+    auto root_host = [&](int c) {
+      std::pair<std::string, std::string> at{work.stages[c].name, ""};
+      for (int i = c, guard = 0; i >= 0 && guard < 64; ++guard) {
+        const Stage& cs = work.stages[static_cast<size_t>(i)];
+        if (cs.compute.kind != ComputeKind::at) break;
+        at = {cs.compute.stage, cs.compute.loop};
+        i = work.find(cs.compute.stage);
+      }
+      return at;
+    };
     std::optional<std::string> host;
     bool same = true;
     for (int c : cons) {
-      const Stage& cs = work.stages[c];
-      std::string h = cs.compute.kind == ComputeKind::at ? cs.compute.stage : cs.name;
+      const std::string h = root_host(c).first;
       if (host && *host != h) same = false;
       host = h;
     }
@@ -542,13 +577,20 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     // inside it that does not index s (o.d) would compute the same part again per iteration. The
     // host's innermost loop stays inside: it is the one its vectors run along.
     // A stage tiled already (a register tile, or the host of one: its pure loops split) keeps
-    // its whole tiles: computed per row of its reader, a tile of MR rows would shrink to one. A
-    // split reduction (rfactor's) does not count.
-    bool tiled = accumulator_of(work, s) >= 0;
+    // its whole tiles: computed per row of its reader, a tile of MR rows would shrink to one and
+    // its packed panel would be filled again per row (50's GEMM + GELU tile fused into the
+    // softmax's row loop: 85 ms against 21 ms). It may go to the host's outermost loop only if
+    // that loop does not walk a tiled dim (01's batch loop, outside tiles of rows i); its
+    // readers can still move into the reader's rows. A split reduction (rfactor's) does not
+    // count.
+    std::set<std::string> tiled_dims;
     for (const auto& sp : s.splits)
-      for (const auto& v : s.vars) tiled |= sp.parent == v.name;
+      for (const auto& v : s.vars)
+        if (sp.parent == v.name) tiled_dims.insert(v.name);
+    const bool tiled = accumulator_of(work, s) >= 0 || !tiled_dims.empty();
     size_t depth = 0;
     std::set<std::string> vars = sched::loop_roots(hs, loops[0]);
+    if (tiled && may_walk_dims(hs.body, s, tiled_dims, vars)) continue;
     if (!tiled && indexed_by_all(hs.body, s.name, vars))
       while (depth + 2 < loops.size() &&
              hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
@@ -561,11 +603,10 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     std::string loop = loops[depth];
     // A consumer computed inside host at loop L: fuse at that same loop (or outside it).
     for (int c : cons) {
-      const Stage& cs = work.stages[c];
-      if (cs.compute.kind == ComputeKind::at) {
-        const int a = hs.find_loop(cs.compute.loop), b = hs.find_loop(loop);
-        if (a >= 0 && b > a) loop = cs.compute.loop;
-      }
+      const std::string at = root_host(c).second;
+      if (at.empty()) continue;
+      const int a = hs.find_loop(at), b = hs.find_loop(loop);
+      if (a >= 0 && b > a) loop = at;
     }
     MoveGroup mg{s.name, {prim("compute_at " + s.name + " " + ref(hs, loop))}};
     if (sched::apply_primitive(work, mg.moves[0]).ok()) g.push_back(std::move(mg));

@@ -17,19 +17,7 @@
 namespace kf::agents::builtin {
 namespace {
 
-bool transcendental(te::Op op) {
-  switch (op) {
-    case te::Op::exp:
-    case te::Op::log:
-    case te::Op::tanh:
-    case te::Op::erf:
-    case te::Op::sigmoid:
-    case te::Op::pow:
-      return true;
-    default:
-      return false;
-  }
-}
+bool transcendental(te::Op op) { return sched::approximable(op) || op == te::Op::pow; }
 
 }  // namespace
 
