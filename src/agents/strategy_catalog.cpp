@@ -170,7 +170,9 @@ std::vector<Strategy> make_catalog() {
        {}},
       {"direct_conv_blocking", "Blocked direct convolution", StrategyScope::generic,
        "Register-block output channels x output columns and stream input rows: no im2col "
-       "buffer, each input vector reused by every channel of the block.",
+       "buffer, each input vector reused by every channel of the block. (The built-in brain "
+       "gets this tile from register_block_epilogue and register_block, whose tiles on a "
+       "convolution are channels x columns; this entry has no moves of its own.)",
        "Small kernel windows (3x3) where im2col's extra traffic dominates.",
        {}},
       {"split_k_parallel", "Split the reduction across threads", StrategyScope::generic,
