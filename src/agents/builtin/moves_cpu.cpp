@@ -20,7 +20,7 @@ using sched::Stage;
 namespace {
 
 // A cache line's worth of a float stage's elements (f32: 16, f64: 8).
-int64_t line_elems(const Pipeline& p) { return p.task->dtype == DType::f64 ? 8 : 16; }
+int64_t line_elems(const Pipeline& p) { return p.task && p.task->dtype == DType::f64 ? 8 : 16; }
 
 struct BenchShape {
   Expected<ShapeInstance> shape;
@@ -137,6 +137,7 @@ std::vector<int> split_k_candidates(const Pipeline& p, int threads) {
 Expected<std::vector<MoveGroup>> moves_split_k_parallel(const Pipeline& p, const Knobs&,
                                                         const MoveContext& ctx) {
   std::vector<MoveGroup> g;
+  if (!p.task) return g;
   const BenchShape bench(*p.task);
   for (int i : split_k_candidates(p, ctx.threads)) {
     const Stage& s = p.stages[static_cast<size_t>(i)];
