@@ -273,9 +273,8 @@ std::string CppEmitter::call(const Call* op) {
   std::vector<std::string> args;
   for (const Expr& a : op->args) args.push_back(expr(a));
   std::string s;
-  const bool fast_scalar = op->approx && op->type.is_scalar() && !op->type.is_int() &&
-                           op->type.kind() != ScalarKind::f64;
-  if (op->type.is_scalar() && !fast_scalar) {
+  const bool fast = op->approx && CppPrelude::has_fast_form(op->fn, op->type);
+  if (op->type.is_scalar() && !fast) {
     s = CppPrelude::math_builtin(op->fn, op->type, args);
   } else {
     s = prelude_.math(op->fn, op->type, op->approx) + "(";

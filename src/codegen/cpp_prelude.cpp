@@ -452,11 +452,15 @@ std::string CppPrelude::math_builtin(MathFn fn, Type scalar, const std::vector<s
   return "?";
 }
 
+bool CppPrelude::has_fast_form(MathFn fn, Type t) {
+  return value_kind(t).scalar().kind() == ScalarKind::f32 &&
+         (fn == MathFn::exp || fn == MathFn::log || fn == MathFn::tanh || fn == MathFn::erf ||
+          fn == MathFn::sigmoid);
+}
+
 std::string CppPrelude::math(MathFn fn, Type t, bool approx) {
   const bool f32 = value_kind(t).scalar().kind() == ScalarKind::f32;
-  approx = approx && f32 &&
-           (fn == MathFn::exp || fn == MathFn::log || fn == MathFn::tanh || fn == MathFn::erf ||
-            fn == MathFn::sigmoid);
+  approx = approx && has_fast_form(fn, t);
   if (approx && t.lanes() == 1) {
     // Scalar code evaluates the 4-lane polynomial on a broadcast: no libm call.
     const std::string v4 = math(fn, t.with_lanes(4), true), x4 = value_type(t.with_lanes(4));
@@ -488,7 +492,7 @@ std::string CppPrelude::math(MathFn fn, Type t, bool approx) {
   if (t.lanes() > 1 && f32) {
     if (fn == MathFn::exp || fn == MathFn::sigmoid) return vector_exp_f32(fn, t, approx);
     if (fn == MathFn::erf || fn == MathFn::tanh) return vector_erf_tanh_f32(fn, t, approx);
-    if (fn == MathFn::log) return vector_log_f32(t, approx);
+    if (fn == MathFn::log) return vector_log_f32(t);
   }
   return define(name, fmt::format("static inline {0} {1}({2}) {{\n"
                                   "  {0} r;\n"
@@ -641,8 +645,7 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t, bool approx) {
 // 2^23 first; 0 gives -inf, x < 0 and NaN give NaN, inf gives inf. `approximate` uses it as is:
 // a lower degree saves little against the division-free form, and log's error adds directly to
 // softplus and log-sum-exp outputs.
-std::string CppPrelude::vector_log_f32(Type t, bool approx) {
-  (void)approx;
+std::string CppPrelude::vector_log_f32(Type t) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   const std::string name = "kf_log_" + suffix(t);
   return define(name,

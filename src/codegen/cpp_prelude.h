@@ -53,12 +53,14 @@ class CppPrelude {
   // With `approx` (the `approximate` primitive), f32 exp/log/tanh/erf/sigmoid use the fast forms
   // (kf_exp_fast_f32x16, ...), and a scalar t gets one too: the 4-lane form on a broadcast.
   std::string math(ir::MathFn fn, ir::Type t, bool approx = false);
+  // Whether fn of t has a fast form (f32 and bf16 exp, log, tanh, erf, sigmoid).
+  static bool has_fast_form(ir::MathFn fn, ir::Type t);
   // exp and sigmoid of f32 vectors as a polynomial (no libm call per lane).
   std::string vector_exp_f32(ir::MathFn fn, ir::Type t, bool approx = false);
   // erf and tanh of f32 vectors, from the vector exp and fitted polynomials.
   std::string vector_erf_tanh_f32(ir::MathFn fn, ir::Type t, bool approx = false);
-  // log of f32 vectors as a polynomial.
-  std::string vector_log_f32(ir::Type t, bool approx = false);
+  // log of f32 vectors as a polynomial (`approximate` uses it as is).
+  std::string vector_log_f32(ir::Type t);
   // The scalar expression of fn applied to argument texts (f32/bf16 use float builtins).
   static std::string math_builtin(ir::MathFn fn, ir::Type scalar,
                                   const std::vector<std::string>& args);

@@ -86,10 +86,10 @@ class Realizer {
   }
 
   // The extents of stage s's buffer as stored: the innermost stored dim rounded up to a
-  // multiple of s.row_align (align_storage), so that every row starts where the first one
-  // does modulo a cache line.
+  // multiple of s.row_align (align_storage, which only an intermediate of two or more dims
+  // takes), so that every row starts where the first one does modulo a cache line.
   static std::vector<Expr> stored_extents(const sched::Stage& s, std::vector<Expr> extents) {
-    if (s.row_align > 0 && s.output < 0 && extents.size() >= 2 && !s.storage_order.empty()) {
+    if (s.row_align > 0) {
       const auto d = static_cast<size_t>(s.storage_order.back());
       const Expr a = ir::i64(s.row_align);
       extents[d] = ir::simplify((extents[d] + (a - ir::i64(1))) / a * a);

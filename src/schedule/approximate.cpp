@@ -23,16 +23,6 @@
 namespace kf::sched::detail {
 namespace {
 
-te::Expr unary(te::Op op, te::Expr x) {
-  te::Expr e;
-  e.kind = te::ExprKind::call;
-  e.op = op;
-  e.name = te::op_name(op);
-  e.type = te::ValueType::f64;
-  e.args = {std::move(x)};
-  return e;
-}
-
 // tanh(softplus(x)) -> n / (n + 2), n = e * (e + 2), e = exp(min(x, 20)), bottom-up.
 te::Expr rewrite_tanh_softplus(const te::Expr& e, int& rewritten) {
   te::Expr r = e;
@@ -41,7 +31,7 @@ te::Expr rewrite_tanh_softplus(const te::Expr& e, int& rewritten) {
   const te::Expr* x = softplus_arg(r.args[0]);
   if (!x) return r;
   ++rewritten;
-  te::Expr ex = unary(te::Op::exp, binary(te::Op::min, *x, float_lit(20.0)));
+  te::Expr ex = float_call(te::Op::exp, binary(te::Op::min, *x, float_lit(20.0)));
   te::Expr n = binary(te::Op::mul, ex, binary(te::Op::add, ex, float_lit(2.0)));
   return binary(te::Op::div, n, binary(te::Op::add, n, float_lit(2.0)));
 }

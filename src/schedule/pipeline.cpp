@@ -423,6 +423,16 @@ bool extract_one(Pipeline& p, int si) {
 
 }  // namespace
 
+int root_host(const Pipeline& p, int s, std::string* loop) {
+  if (loop) loop->clear();
+  while (s >= 0 && p.stages[static_cast<size_t>(s)].compute.kind == ComputeKind::at) {
+    const ComputeLoc& at = p.stages[static_cast<size_t>(s)].compute;
+    if (loop) *loop = at.loop;
+    s = p.find(at.stage);
+  }
+  return s;
+}
+
 std::set<std::string> loop_roots(const Stage& s, const std::string& loop) {
   for (const Split& sp : s.splits) {
     if (sp.kind == SplitKind::split && (sp.outer == loop || sp.inner == loop))

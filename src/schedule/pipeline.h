@@ -143,6 +143,11 @@ std::vector<Loop> default_loops(const Stage& s);
 // own name, the variable it was split from, or those of the loops fused into it.
 std::set<std::string> loop_roots(const Stage& s, const std::string& loop);
 
+// The stage at root whose loop nest stage s is computed in, following compute_at chains (s
+// itself at root or inlined); `loop`, when given, gets the loop of that stage the chain enters
+// it at ("" for s itself).
+int root_host(const Pipeline& p, int s, std::string* loop = nullptr);
+
 // `base`, or `base2`, `base3`, ...: the first name that is not a stage, a tensor or a dim of the
 // task (for a base without '.', one check_new_stage_name accepts).
 std::string unique_stage_name(const Pipeline& p, const std::string& base);

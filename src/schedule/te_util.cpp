@@ -46,6 +46,16 @@ Expr stage_access(const std::string& name, int stage, std::vector<Expr> indices,
   return e;
 }
 
+Expr float_call(Op op, Expr x) {
+  Expr e;
+  e.kind = ExprKind::call;
+  e.op = op;
+  e.name = te::op_name(op);
+  e.type = ValueType::f64;
+  e.args = {std::move(x)};
+  return e;
+}
+
 Expr binary(Op op, Expr a, Expr b) {
   Expr e;
   e.kind = ExprKind::call;

@@ -32,6 +32,8 @@ te::Expr stage_access(const std::string& name, int stage, std::vector<te::Expr> 
                       te::ValueType type);
 // A call of a binary operator with its result type set (as sema would).
 te::Expr binary(te::Op op, te::Expr a, te::Expr b);
+// A call of a one-argument float function (exp, tanh, sqrt, ...).
+te::Expr float_call(te::Op op, te::Expr x);
 te::Expr logical_and(te::Expr a, te::Expr b);
 
 // Rebuilds `e` bottom-up, replacing each `name` node for which `f` returns a value (the

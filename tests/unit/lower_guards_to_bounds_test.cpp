@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir_printer.h"
+#include "unit/ir_test_kernels.h"
 
 namespace kf {
 namespace {
@@ -10,17 +11,16 @@ namespace {
 using ir::Expr;
 using ir::ForKind;
 using ir::Stmt;
-
-Expr var(const std::string& n) { return ir::Var::make(ir::Type::i64(), n); }
+using testing_ir::fload;
+using testing_ir::ivar;
 
 // for (c, MIN, 256) { if (GUARD) { acc[0] = acc[0] + x[t*256 + c] } } (+ another statement)
 Stmt guarded_loop(Expr guard, ForKind kind = ForKind::serial, bool extra = false,
                   Expr min = ir::i64(0)) {
-  const Expr c = var("c");
+  const Expr c = ivar("c");
   const Stmt add = ir::Store::make(
       "acc", ir::i64(0),
-      ir::Load::make(ir::Type::f32(), "acc", ir::i64(0)) +
-          ir::Load::make(ir::Type::f32(), "x", var("t") * ir::i64(256) + c));
+      fload("acc", ir::i64(0)) + fload("x", ivar("t") * ir::i64(256) + c));
   Stmt body = ir::IfThenElse::make(guard, add);
   if (extra) body = ir::Block::make({body, ir::Store::make("y", c, ir::f32(0))});
   return ir::For::make("c", min, ir::i64(256), kind, body);
@@ -30,20 +30,20 @@ std::string bounded(const Stmt& s) { return ir::to_string(lowering::guards_to_bo
 
 TEST(GuardsToBounds, AGuardOnTheLoopVariableBecomesItsBound) {
   // t*256 + c < N: c runs to N - t*256 (never below 0, never past 256); the guard is gone.
-  const std::string out = bounded(guarded_loop(ir::lt(var("t") * ir::i64(256) + var("c"), var("N"))));
+  const std::string out = bounded(guarded_loop(ir::lt(ivar("t") * ir::i64(256) + ivar("c"), ivar("N"))));
   EXPECT_NE(out.find("for (c, 0, min(256, max(N - t*256, 0)))"), std::string::npos) << out;
   EXPECT_EQ(out.find("if ("), std::string::npos) << out;
   // A parallel loop keeps its kind; a loop starting at 4 subtracts its start.
   const std::string par =
-      bounded(guarded_loop(ir::lt(var("c") + var("t"), var("N")), ForKind::parallel));
+      bounded(guarded_loop(ir::lt(ivar("c") + ivar("t"), ivar("N")), ForKind::parallel));
   EXPECT_NE(par.find("parallel for (c, 0, min(256, max(N - t, 0)))"), std::string::npos) << par;
   const std::string from4 =
-      bounded(guarded_loop(ir::lt(var("c"), var("N")), ForKind::serial, false, ir::i64(4)));
+      bounded(guarded_loop(ir::lt(ivar("c"), ivar("N")), ForKind::serial, false, ir::i64(4)));
   EXPECT_NE(from4.find("for (c, 4, min(256, max(N - 4, 0)))"), std::string::npos) << from4;
 }
 
 TEST(GuardsToBounds, LeavesEveryOtherShapeAlone) {
-  const Expr c = var("c"), n = var("N");
+  const Expr c = ivar("c"), n = ivar("N");
   // The variable scaled (c*2 < N): not a prefix of the iterations by subtraction alone.
   EXPECT_NE(bounded(guarded_loop(ir::lt(c * ir::i64(2), n))).find("if ("), std::string::npos);
   // Negated (N - c < 8: a suffix passes, not a prefix).

@@ -548,26 +548,15 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     // The stage every consumer lives in: the consumer itself at root, or the stage at root its
     // compute_at chain ends in (y_r_rf at y_r.b, y_r at y.b: y), with the loop of that stage
     // the chain enters it at ("" for a consumer at root).
-    auto root_host = [&](int c) {
-      std::pair<std::string, std::string> at{work.stages[c].name, ""};
-      for (int i = c, guard = 0; i >= 0 && guard < 64; ++guard) {
-        const Stage& cs = work.stages[static_cast<size_t>(i)];
-        if (cs.compute.kind != ComputeKind::at) break;
-        at = {cs.compute.stage, cs.compute.loop};
-        i = work.find(cs.compute.stage);
-      }
-      return at;
-    };
-    std::optional<std::string> host;
+    std::vector<std::string> entry(cons.size());
+    int hi = -1;
     bool same = true;
-    for (int c : cons) {
-      const std::string h = root_host(c).first;
-      if (host && *host != h) same = false;
-      host = h;
+    for (size_t k = 0; k < cons.size(); ++k) {
+      const int h = sched::root_host(work, cons[k], &entry[k]);
+      if (k > 0 && h != hi) same = false;
+      hi = h;
     }
-    if (!same || !host) continue;
-    const int hi = work.find(*host);
-    if (hi < 0) continue;
+    if (!same || hi < 0) continue;
     const Stage& hs = work.stages[hi];
     std::vector<std::string> loops = pure_loops(hs);
     if (loops.empty()) continue;
@@ -602,8 +591,7 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
       }
     std::string loop = loops[depth];
     // A consumer computed inside host at loop L: fuse at that same loop (or outside it).
-    for (int c : cons) {
-      const std::string at = root_host(c).second;
+    for (const std::string& at : entry) {
       if (at.empty()) continue;
       const int a = hs.find_loop(at), b = hs.find_loop(loop);
       if (a >= 0 && b > a) loop = at;

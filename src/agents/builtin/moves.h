@@ -83,7 +83,11 @@ std::vector<int> misaligned_rows(const sched::Pipeline& p);
 // parallel (rfactor), each thread's accumulated locally and stored once, then combined.
 Expected<std::vector<MoveGroup>> moves_split_k_parallel(const sched::Pipeline&, const Knobs&,
                                                         const MoveContext&);
-std::vector<int> split_k_candidates(const sched::Pipeline& p, int threads);
+struct SplitK {
+  int stage = -1;     // index into p.stages
+  int64_t chunk = 0;  // reduction steps per thread at the bench shape
+};
+std::vector<SplitK> split_k_candidates(const sched::Pipeline& p, int threads);
 // moves_cpu.cpp: a parallel loop over a stage's innermost stored dim (one element per
 // iteration; line_sharing_loops) runs in chunks of whole cache lines.
 Expected<std::vector<MoveGroup>> moves_avoid_false_sharing(const sched::Pipeline&, const Knobs&,

@@ -22,14 +22,6 @@ namespace {
 // A cache line's worth of a float stage's elements (f32: 16, f64: 8).
 int64_t line_elems(const Pipeline& p) { return p.task && p.task->dtype == DType::f64 ? 8 : 16; }
 
-struct BenchShape {
-  Expected<ShapeInstance> shape;
-  const Bindings* env = nullptr;
-  explicit BenchShape(const Task& t) : shape(t.instantiate(t.bench)) {
-    if (shape) env = &shape->env;
-  }
-};
-
 // The product of the extents of S's pure dims at the bench shape.
 int64_t outputs_per_call(const Stage& s, const Bindings* bench) {
   int64_t n = 1;
@@ -112,8 +104,8 @@ Expected<std::vector<MoveGroup>> moves_aligned_loads(const Pipeline& p, const Kn
   return g;
 }
 
-std::vector<int> split_k_candidates(const Pipeline& p, int threads) {
-  std::vector<int> out;
+std::vector<SplitK> split_k_candidates(const Pipeline& p, int threads) {
+  std::vector<SplitK> out;
   if (threads <= 1 || !p.task) return out;
   const BenchShape bench(*p.task);
   if (!bench.env) return out;
@@ -128,8 +120,9 @@ std::vector<int> split_k_candidates(const Pipeline& p, int threads) {
     // Too few outputs for every thread to get some, and a reduction long enough that a slice
     // per thread outweighs the fork and the combine.
     if (outputs_per_call(s, bench.env) >= threads) continue;
-    if (bench_extent(bench.env, r.hi) < 1024 * threads) continue;
-    out.push_back(static_cast<int>(i));
+    const int64_t steps = bench_extent(bench.env, r.hi);
+    if (steps < 1024 * threads) continue;
+    out.push_back({static_cast<int>(i), (steps + threads - 1) / threads});
   }
   return out;
 }
@@ -137,16 +130,13 @@ std::vector<int> split_k_candidates(const Pipeline& p, int threads) {
 Expected<std::vector<MoveGroup>> moves_split_k_parallel(const Pipeline& p, const Knobs&,
                                                         const MoveContext& ctx) {
   std::vector<MoveGroup> g;
-  if (!p.task) return g;
-  const BenchShape bench(*p.task);
-  for (int i : split_k_candidates(p, ctx.threads)) {
-    const Stage& s = p.stages[static_cast<size_t>(i)];
+  for (const SplitK& k : split_k_candidates(p, ctx.threads)) {
+    const Stage& s = p.stages[static_cast<size_t>(k.stage)];
     const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(s.loop_rvars()[0])];
-    const int64_t chunk = (bench_extent(bench.env, r.hi) + ctx.threads - 1) / ctx.threads;
     const std::string t = fresh_loop(s, r.name + ".t"), c = fresh_loop(s, r.name + ".c");
     const std::string part = fresh_stage(p, s.name + "_sk");
     MoveGroup mg{s.name, {}};
-    mg.moves.push_back(prim(fmt::format("split {} {} {} {}", ref(s, r.name), t, c, chunk)));
+    mg.moves.push_back(prim(fmt::format("split {} {} {} {}", ref(s, r.name), t, c, k.chunk)));
     mg.moves.push_back(prim(fmt::format("rfactor {} {}", ref(s, t), part)));
     // A thread's slice outermost; its partials accumulate in a local buffer (registers) and
     // are stored once: accumulated in place, the threads' few partials would share a line
@@ -173,7 +163,7 @@ std::vector<int> line_sharing_loops(const Pipeline& p, int threads) {
       if (l.kind != LoopKind::parallel || !pure(l)) continue;
       // The parallel loop walks the stage's innermost stored dim itself: each iteration writes
       // one element, so the chunk boundaries between threads fall inside lines.
-      const auto d = static_cast<size_t>(s.output >= 0 ? s.vars.size() - 1 : s.storage_order.back());
+      const auto d = static_cast<size_t>(s.storage_order.back());
       if (l.name == s.vars[d].name) out.push_back(static_cast<int>(i));
     }
   }

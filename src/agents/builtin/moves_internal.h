@@ -28,5 +28,13 @@ std::string fresh_stage(const sched::Pipeline& p, const std::string& base);
 std::vector<std::string> pure_loops(const sched::Stage& s);
 // The extent `hi` at the task's bench shape (1 when it cannot be evaluated, or no shape).
 int64_t bench_extent(const Bindings* bench, const te::Expr& hi);
+// A task's bench shape; env is null when it does not instantiate.
+struct BenchShape {
+  Expected<ShapeInstance> shape;
+  const Bindings* env = nullptr;
+  explicit BenchShape(const Task& t) : shape(t.instantiate(t.bench)) {
+    if (shape) env = &shape->env;
+  }
+};
 
 }  // namespace kf::agents::builtin

@@ -53,8 +53,7 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
     const std::string at = last.name + "." + last.loops[0].name;
     std::set<int> hosts;
     for (int r : readers) {
-      while (r >= 0 && p.stages[static_cast<size_t>(r)].compute.kind == sched::ComputeKind::at)
-        r = p.find(p.stages[static_cast<size_t>(r)].compute.stage);
+      r = sched::root_host(p, r);
       if (r >= 0 && r != last_index) hosts.insert(r);
     }
     MoveGroup mg{s.name, {}};
@@ -143,8 +142,8 @@ std::optional<HoistCandidate> try_hoist(const sched::Pipeline& p, const sched::S
 
 std::vector<HoistCandidate> hoist_candidates(const sched::Pipeline& p) {
   std::vector<HoistCandidate> out;
-  const auto shape = p.task->instantiate(p.task->bench);
-  const Bindings* bench = shape ? &shape->env : nullptr;
+  const BenchShape shape(*p.task);
+  const Bindings* bench = shape.env;
   for (const sched::Stage& s : p.stages) {
     if (s.loops.empty() || s.compute.kind == sched::ComputeKind::inlined || s.is_recurrence())
       continue;
