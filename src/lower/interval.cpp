@@ -208,7 +208,16 @@ Interval hull(const Interval& a, const Interval& b) {
   return r;
 }
 
-Interval bounds_of(const Expr& e, const Scope& scope) {
+Interval bounds_of(const Expr& e, const Scope& scope, const std::set<std::string>& invariant) {
+  auto is_point = [](const Interval& i) { return i.bounded() && same(i.min, i.max); };
+  if (const ir::Load* l = e.as<ir::Load>()) {
+    if (!e.type().is_int() || !e.type().is_scalar() || l->predicate.defined() ||
+        !invariant.count(l->buffer))
+      return Interval::everything();
+    Interval at = bounds_of(l->index, scope, invariant);
+    if (!is_point(at)) return Interval::everything();
+    return Interval::point(ir::Load::make(e.type(), l->buffer, at.min));
+  }
   if (!is_int(e)) return Interval::everything();
   if (ir::as_const_int(e)) return Interval::point(e);
   if (const ir::Var* v = e.as<ir::Var>()) {
@@ -217,7 +226,7 @@ Interval bounds_of(const Expr& e, const Scope& scope) {
   }
   if (const ir::Cast* c = e.as<ir::Cast>()) {
     if (c->value.type().is_int() && c->value.type().is_scalar()) {
-      Interval in = bounds_of(c->value, scope);
+      Interval in = bounds_of(c->value, scope, invariant);
       if (in.min.defined()) in.min = ir::cast(ir::Type::i64(), in.min);
       if (in.max.defined()) in.max = ir::cast(ir::Type::i64(), in.max);
       return in;
@@ -226,22 +235,22 @@ Interval bounds_of(const Expr& e, const Scope& scope) {
   }
   if (const ir::Let* l = e.as<ir::Let>()) {
     Scope inner = scope;
-    inner[l->name] = bounds_of(l->value, scope);
-    return bounds_of(l->body, inner);
+    inner[l->name] = bounds_of(l->value, scope, invariant);
+    return bounds_of(l->body, inner, invariant);
   }
   if (const ir::Select* s = e.as<ir::Select>()) {
-    Interval r = hull(bounds_of(s->true_value, scope), bounds_of(s->false_value, scope));
+    Interval r = hull(bounds_of(s->true_value, scope, invariant),
+                      bounds_of(s->false_value, scope, invariant));
     r.exact = false;
     return r;
   }
   const ir::Binary* b = e.as<ir::Binary>();
   if (!b) return Interval::everything();
-  Interval x = bounds_of(b->a, scope), y = bounds_of(b->b, scope);
+  Interval x = bounds_of(b->a, scope, invariant), y = bounds_of(b->b, scope, invariant);
   const bool ex = x.exact && y.exact;
   auto both = [](const Expr& p, const Expr& q, auto f) -> Expr {
     return p.defined() && q.defined() ? f(p, q) : Expr();
   };
-  auto is_point = [](const Interval& i) { return i.bounded() && same(i.min, i.max); };
   switch (b->op) {
     case BinOp::add:
       return {both(x.min, y.min, [](Expr p, Expr q) { return p + q; }),

@@ -35,8 +35,12 @@ struct Interval {
 using Scope = std::map<std::string, Interval>;
 
 // The range of an i64 expression when each variable in `scope` ranges over its interval (other
-// variables are fixed). Loads and anything non-integer give an unbounded interval.
-Interval bounds_of(const ir::Expr& e, const Scope& scope);
+// variables are fixed). A load from one of `invariant_buffers` (buffers nothing writes while the
+// expression is evaluated: the task's inputs) at an index that is a point is that point
+// (`lens[n]` with n fixed: a sequence's length bounds its loops); other loads and anything
+// non-integer give an unbounded interval.
+Interval bounds_of(const ir::Expr& e, const Scope& scope,
+                   const std::set<std::string>& invariant_buffers = {});
 
 // Rewrites an integer expression as a sum of constant multiples of its non-linear parts plus a
 // constant, so equal terms cancel: (x*6 + min(6, y) - 1) - x*6 + 1 → min(6, y).

@@ -1,6 +1,8 @@
 #include "lower/region.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "ir/simplify.h"
 #include "lower/expr_to_ir.h"
@@ -48,6 +50,14 @@ struct PlaceholderLowerer {
   Expr index(const te::Expr& e) { return ExprLowerer::convert(lower.lower(e), ir::Type::i64()); }
 };
 
+// The task's inputs: nothing writes them, so a read of one at a fixed index is a fixed value.
+std::set<std::string> input_names(const sched::Pipeline& p) {
+  std::set<std::string> names;
+  if (p.task)
+    for (const TensorSpec& t : p.task->inputs) names.insert(t.name);
+  return names;
+}
+
 Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, PlaceholderLowerer& pl) {
   const sched::Stage& s = p.stages[c];
   Scope scope;
@@ -70,10 +80,11 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
     }
   }
   // Reduction variables that are not loops (inline reductions): from their ranges.
+  const std::set<std::string> inputs = input_names(p);
   for (size_t r = 0; r < s.reduce_vars.size(); ++r) {
     if (std::find(rvars.begin(), rvars.end(), static_cast<int>(r)) != rvars.end()) continue;
-    Interval lo = bounds_of(pl.index(s.reduce_vars[r].lo), scope);
-    Interval hi = bounds_of(pl.index(s.reduce_vars[r].hi), scope);
+    Interval lo = bounds_of(pl.index(s.reduce_vars[r].lo), scope, inputs);
+    Interval hi = bounds_of(pl.index(s.reduce_vars[r].hi), scope, inputs);
     Interval v{lo.min, hi.max.defined() ? simplify_linear(hi.max - ir::i64(1)) : Expr(), false};
     scope[placeholder(c, 'r', static_cast<int>(r))] = v;
   }
@@ -104,6 +115,7 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
   std::vector<std::optional<int64_t>> nominal(n);
   std::vector<bool> clamped(n, false), seen(n, false), nominal_known(n, true);
 
+  const std::set<std::string> inputs = input_names(p);
   std::vector<int> consumers = p.consumers(producer);
   for (int c : consumers) {
     const sched::Stage& cs = p.stages[c];
@@ -123,7 +135,7 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
     const bool may_overshoot = !at.ctx.overshoot.empty();
     for (const te::Expr* a : accesses) {
       for (size_t d = 0; d < n; ++d) {
-        Interval i = bounds_of(pl.index(a->args[d]), scope);
+        Interval i = bounds_of(pl.index(a->args[d]), scope, inputs);
         Expr last = simplify_linear(full.extent[d] - ir::i64(1));
         std::optional<int64_t> nom;
         if (!i.bounded()) {

@@ -9,7 +9,8 @@
 // stage computed inside that loop (over the region it will be asked for there, recursively).
 // Index expressions are interval-evaluated (interval.h); an index that is not affine in the
 // ranging variables (a data-dependent gather, a product of two loop variables) needs the whole
-// extent of that dimension. Reads with `else`, and inexact intervals, are clamped to the
+// extent of that dimension. A read of an input at a fixed index is a fixed value: a range
+// `t in 0..lens[n]` read inside the loop over n asks for lens[n] elements there. Reads with `else`, and inexact intervals, are clamped to the
 // producer's extent so it is never computed out of range.
 #pragma once
 

@@ -31,6 +31,22 @@ TEST(Interval, GathersAreUnbounded) {
   EXPECT_FALSE(bounds_of(idx * 4, {}).bounded());
 }
 
+TEST(Interval, AnInvariantReadAtAFixedIndexIsAValue) {
+  // lens[n] with n fixed: a point, which bounds a range `t in 0..lens[n]`.
+  Expr len = ir::cast(ir::Type::i64(), ir::Load::make(ir::Type::i32(), "lens", v("n")));
+  Interval r = bounds_of(len - 1, {}, {"lens"});
+  ASSERT_TRUE(r.bounded());
+  EXPECT_TRUE(r.exact);
+  EXPECT_EQ(ir::to_string(r.max), "i64(lens[n]) - 1");
+  // Not a point: n ranges. Not invariant: a buffer the kernel writes.
+  Scope s = {{"n", {ir::i64(0), ir::i64(3), true}}};
+  EXPECT_FALSE(bounds_of(len, s, {"lens"}).bounded());
+  EXPECT_FALSE(bounds_of(len, {}, {"ids"}).bounded());
+  // Predicated (a guarded read) and float loads stay unbounded.
+  Expr guarded = ir::Load::make(ir::Type::i32(), "lens", v("n"), ir::lt(v("n"), v("N")));
+  EXPECT_FALSE(bounds_of(ir::cast(ir::Type::i64(), guarded), {}, {"lens"}).bounded());
+}
+
 TEST(Interval, MinMaxAndModAreInexact) {
   Scope s = {{"x", {ir::i64(0), ir::i64(9), true}}};
   EXPECT_FALSE(bounds_of(ir::min(v("x"), ir::i64(3)), s).exact);

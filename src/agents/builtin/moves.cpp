@@ -291,9 +291,12 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
 }
 
 // Whether row reduction s gets change_layout's form instead of rfactor's: the copy applies now,
-// or s is a GEMM-like stage read only in part (attention's scores), which gets it once fused.
+// or s is a GEMM-like stage read only in part (attention's scores) still at root, which gets it
+// once fused. Fused, with no copy that applies (06's keys are gathered through the page table:
+// no transposed copy of them), its dot products get rfactor's vectors.
 bool left_to_change_layout(const Pipeline& p, const Stage& s) {
-  return layout_change(p, s) || (gemm_like(s) && read_only_in_part(p, s));
+  return layout_change(p, s) ||
+         (gemm_like(s) && read_only_in_part(p, s) && s.compute.kind == ComputeKind::root);
 }
 
 // The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
