@@ -230,9 +230,12 @@ std::vector<Strategy> make_catalog() {
        {}},
       {"gather_hoisting", "Hoist gathers out of the inner loop", StrategyScope::generic,
        "Read a data-dependent index once per row (page table, expert id) and stream the "
-       "addressed row contiguously.",
-       "Data-dependent indexing inside the innermost loop; gathers in the disassembly.",
-       {}},
+       "addressed row contiguously: a loop whose variable indexes a page table through "
+       "t / PS runs by pages (hoist_gathers), so the table is read once per page and no "
+       "iteration divides.",
+       "Data-dependent indexing inside the innermost loop; gathers in the disassembly; an "
+       "index read at a variable divided by a size.",
+       {}, moves_gather_hoisting},
   };
 }
 

@@ -1,5 +1,8 @@
 #include "lower/lower.h"
 
+#include <set>
+#include <string>
+
 #include "ir/ir_printer.h"
 #include "ir/simplify.h"
 #include "ir/unroll_loops.h"
@@ -8,6 +11,7 @@
 #include "lower/prefetch.h"
 #include "lower/realize.h"
 #include "lower/guards_to_bounds.h"
+#include "lower/page_loops.h"
 #include "lower/simplify_indices.h"
 #include "lower/transpose_copies.h"
 #include "schedule/pipeline.h"
@@ -45,6 +49,13 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   s = ir::simplify(s);
   dump_ir("simplify", s);
+
+  std::set<std::string> paged, dims;
+  for (const sched::Stage& st : p.stages)
+    if (st.hoist_gathers) paged.insert(st.name);
+  dims.insert(task.dims.begin(), task.dims.end());
+  s = lowering::page_loops(s, paged, dims);
+  dump_ir("page_loops", s);
 
   lowering::TransposeOptions to{.lanes = ro.lanes_f32, .f32_params = {}};
   for (const auto* list : {&task.inputs, &task.outputs})

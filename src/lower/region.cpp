@@ -150,13 +150,19 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
             if (!lb || *lb < 0) i.min = ir::max(i.min, ir::i64(0));
             i.max = ir::min(i.max, last);
             clamped[d] = true;
-          } else if (auto over = const_upper_bound(simplify_linear(i.max - last));
-                     (!inside || may_overshoot) && !(over && *over <= 0)) {
-            // A read the consumer guards (a masked rfactor chunk, a tail, an overshooting loop)
-            // can make the interval run past the producer's domain; the producer is never
-            // computed outside it.
-            i.max = ir::simplify(ir::min(i.max, last));
-            clamped[d] = true;
+          } else if (!inside || may_overshoot) {
+            // A read the consumer guards (a masked rfactor chunk, a tail, an overshooting loop,
+            // a select branch: 03's RoPE reads kp[r - 1] only where r is odd) can make the
+            // interval run past the producer's domain on either side; the producer is never
+            // computed outside it (computing kp at r = -1 read wk_rope before its start).
+            if (auto over = const_upper_bound(simplify_linear(i.max - last)); !(over && *over <= 0)) {
+              i.max = ir::simplify(ir::min(i.max, last));
+              clamped[d] = true;
+            }
+            if (auto lb = const_lower_bound(i.min); !inside && (!lb || *lb < 0)) {
+              i.min = ir::max(i.min, ir::i64(0));
+              clamped[d] = true;
+            }
           }
         }
         if (full.nominal[d] && (!nom || *nom > *full.nominal[d])) nom = full.nominal[d];
@@ -167,9 +173,16 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
         } else {
           box[d] = hull(box[d], i);
           if (nom && nominal[d]) nominal[d] = std::max(*nominal[d], *nom);
-          // Two reads at a constant offset: the hull's nominal size grows by the offset.
+          // Two reads at a constant offset: the hull's nominal size grows by the offset. At
+          // offsets with no constant bound (kr's reads of kp at r - 1, r and min(r + 1, L - 1))
+          // only the producer's whole extent bounds it.
           Expr lo_diff = simplify_linear(box[d].max - box[d].min + ir::i64(1));
-          if (auto c = const_upper_bound(lo_diff)) nominal[d] = *c;
+          if (auto c = const_upper_bound(lo_diff)) {
+            nominal[d] = *c;
+          } else {
+            nominal[d] = full.nominal[d];
+            if (!nominal[d]) nominal_known[d] = false;
+          }
         }
         seen[d] = true;
       }

@@ -518,6 +518,7 @@ std::string Pipeline::to_string() const {
     }
     if (s.nontemporal) os << "\n  stores: nontemporal";
     if (s.row_align > 0) os << "\n  rows: padded to " << s.row_align << " elements";
+    if (s.hoist_gathers) os << "\n  loops: by pages of their divisors (hoist_gathers)";
     if (s.reduce_lanes != 0)
       os << "\n  inline reductions: vectorized"
          << (s.reduce_lanes > 0 ? " " + std::to_string(s.reduce_lanes) : std::string());

@@ -108,6 +108,7 @@ struct Stage {
   bool nontemporal = false;             // outputs: full-vector stores bypass the caches
   int row_align = 0;                    // align_storage: the innermost stored dim is padded to
                                         // a multiple of this many elements (0: dense)
+  bool hoist_gathers = false;           // hoist_gathers: loops divided by a dim run by pages
   int reduce_lanes = 0;                 // vectorize_reductions: lanes of its inline reductions'
                                         // partial results (-1: the target's width; 0: scalar)
   std::optional<DoubleBuffer> double_buffer;

@@ -264,6 +264,7 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::hoist: s = apply_hoist(work, prim); break;
     case PrimitiveKind::approximate: s = apply_approximate(work, prim); break;
     case PrimitiveKind::align_storage: s = apply_align_storage(work, prim); break;
+    case PrimitiveKind::hoist_gathers: s = apply_hoist_gathers(work, prim); break;
   }
   if (s.ok()) s = validate(work);
   if (!s.ok()) return s;

@@ -54,6 +54,7 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim);
 Status apply_reorder_storage(Pipeline& p, const Primitive& prim);
 Status apply_nontemporal(Pipeline& p, const Primitive& prim);
 Status apply_align_storage(Pipeline& p, const Primitive& prim);
+Status apply_hoist_gathers(Pipeline& p, const Primitive& prim);
 Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);

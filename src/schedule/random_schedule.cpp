@@ -70,6 +70,7 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::double_buffer, 4}, {PrimitiveKind::reciprocal, 2},
       {PrimitiveKind::hoist, 2},         {PrimitiveKind::vectorize_reductions, 3},
       {PrimitiveKind::approximate, 2},  {PrimitiveKind::align_storage, 2},
+      {PrimitiveKind::hoist_gathers, 2},
   };
   static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
   static const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
@@ -150,7 +151,8 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     }
     case PrimitiveKind::nontemporal:
     case PrimitiveKind::reciprocal:
-    case PrimitiveKind::approximate: return make(kind, {s.name});
+    case PrimitiveKind::approximate:
+    case PrimitiveKind::hoist_gathers: return make(kind, {s.name});
     case PrimitiveKind::align_storage: {
       const std::string w = rng.pick(lanes);
       return w.empty() ? make(kind, {s.name}) : make(kind, {s.name, w});

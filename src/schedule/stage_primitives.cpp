@@ -402,6 +402,23 @@ Status apply_align_storage(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+Status apply_hoist_gathers(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], false);
+  if (!si) return si.error();
+  Stage& s = p.stages[*si];
+  const std::string what = "cannot hoist the gathers of " + s.name;
+  if (s.compute.kind == ComputeKind::inlined)
+    return Status::error(what + ": it is inlined (its readers' loops run its reads)");
+  if (s.hoist_gathers) return Status::error(what + ": they are hoisted already");
+  int n = divided_gathers(s.body);
+  if (s.where) n += divided_gathers(*s.where);
+  if (n == 0)
+    return Status::error(what + ": no read indexes through a tensor read at a variable divided by "
+                         "a dim (such as page_table[n, t / PS])");
+  s.hoist_gathers = true;
+  return ok_status();
+}
+
 Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim) {
   auto si = find_stage(p, prim.args[0], false);
   if (!si) return si.error();

@@ -270,6 +270,29 @@ int approximable_calls(const Expr& e) {
   return n;
 }
 
+int divided_gathers(const Expr& e) {
+  auto divides_var = [](const Expr& x) {
+    if (x.kind != ExprKind::call || (x.op != te::Op::div && x.op != te::Op::mod)) return false;
+    const Expr& a = x.args[0];
+    const Expr& b = x.args[1];
+    const bool var = a.kind == ExprKind::name &&
+                     (a.ref.kind == te::RefKind::index_var || a.ref.kind == te::RefKind::reduce_var);
+    return var && b.kind == ExprKind::name && b.ref.kind == te::RefKind::dim;
+  };
+  int n = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind != ExprKind::access) return;
+    bool gathered = false;
+    for (const Expr& index : x.args)
+      te::visit(index, [&](const Expr& y) {
+        if (y.kind != ExprKind::access) return;
+        for (const Expr& inner : y.args) te::visit(inner, [&](const Expr& z) { gathered |= divides_var(z); });
+      });
+    if (gathered) ++n;
+  });
+  return n;
+}
+
 bool vectorizable_reduce(const Expr& x) {
   if (x.kind != ExprKind::reduce || x.rvars.size() != 1 || x.args[0].type != te::ValueType::f64)
     return false;

@@ -83,6 +83,11 @@ const te::Expr* softplus_arg(const te::Expr& e);
 // The tanh(softplus(x)) compositions in e (Mish), which `approximate` rewrites as one exp.
 int tanh_softplus_calls(const te::Expr& e);
 
+// The reads in e whose index reads a tensor at an index that divides a variable by a dim (06's
+// k_pages[page_table[n, t / PS], t % PS, h / G, d]: the page table read at t / PS). hoist_gathers
+// runs the divided variables' loops by pages so that index is read once per page.
+int divided_gathers(const te::Expr& e);
+
 // Integer value of a number literal or of a static expression folded without an environment
 // (literal arithmetic only), if it is one.
 std::optional<int64_t> const_int(const te::Expr& e);

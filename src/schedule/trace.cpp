@@ -66,6 +66,7 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::approximate, "approximate", {A::name}, 0, false, "approximate STAGE"},
       {PrimitiveKind::align_storage, "align_storage", {A::name, A::integer}, 1, false,
        "align_storage STAGE [ELEMENTS]"},
+      {PrimitiveKind::hoist_gathers, "hoist_gathers", {A::name}, 0, false, "hoist_gathers STAGE"},
   };
   return table;
 }

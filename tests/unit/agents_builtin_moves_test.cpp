@@ -384,6 +384,31 @@ TEST_F(Tasks, PagedScoresFusedPerHeadGetVectorDotProducts) {
   EXPECT_EQ(testing::lower_and_judge(paged, text), "ok");
 }
 
+TEST_F(Tasks, GatherHoistingMarksTheStagesThatReadThroughThePageTable) {
+  // 06: the scores and the output read k_pages and v_pages at page_table[n, t / PS]. The
+  // softmax statistics read no gather. Once the scores' dot products are rfactored into s_r_rf
+  // (computed at s_r.t), s_r_rf holds the reads; marked before that, s_r's mark covers them.
+  const Task paged = testing::task_at("bench/jaxbench/06_paged_attention");
+  EXPECT_EQ(propose("gather_hoisting", default_pipeline(paged)),
+            (Lines{"s_r: hoist_gathers s_r", "o: hoist_gathers o"}));
+  const std::string fused =
+      "compute_at den o.h\ncompute_at pe o.h\ncompute_at m o.h\ncompute_at s o.h\n"
+      "compute_at s_r o.h\nsplit s_r.d d.vo d.vi 16\nrfactor s_r.d.vi s_r_rf\n"
+      "reorder s_r_rf n h t d.vo d.vi\nvectorize s_r_rf.d.vi 16\ncompute_at s_r_rf s_r.t\n";
+  EXPECT_EQ(propose("gather_hoisting", scheduled(paged, fused)),
+            (Lines{"s_r_rf: hoist_gathers s_r_rf", "o: hoist_gathers o"}));
+  const std::string marked = fused + "hoist_gathers s_r_rf\nhoist_gathers o\n";
+  EXPECT_EQ(propose("gather_hoisting", scheduled(paged, marked)), Lines{});
+  EXPECT_EQ(pipeline_facts(scheduled(paged, marked)).paged_gathers, 0);
+  EXPECT_EQ(testing::lower_and_judge(paged, marked + "vectorize o.d 16\n"), "ok");
+  // Marked before the rfactor: s_r_rf, computed in s_r's loop over t, is covered by s_r's mark.
+  const std::string first = "hoist_gathers s_r\nhoist_gathers o\n" + fused;
+  EXPECT_EQ(propose("gather_hoisting", scheduled(paged, first)), Lines{});
+  EXPECT_EQ(testing::lower_and_judge(paged, first), "ok");
+  // A task without page tables: nothing to do.
+  EXPECT_EQ(propose("gather_hoisting", default_pipeline(*rmsnorm_)), Lines{});
+}
+
 TEST_F(Tasks, CausalAttentionRowsVectorizeTheirReductionsAndCopyKTransposed) {
   // 01 with the chain fused per row: m's max and den's sum over j in 0..i + 1 stay inside their
   // definitions. Each reads its row at consecutive j: vector partial results; vectorizing m's

@@ -1051,6 +1051,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
   f.stages = static_cast<int>(p.stages.size());
   f.recomputed_transcendentals = static_cast<int>(recomputed_transcendentals(p).size());
   f.misaligned_rows = static_cast<int>(misaligned_rows(p).size());
+  f.paged_gathers = static_cast<int>(gathered_stages(p).size());
   for (int i : approximable_stages(p)) {
     ++f.approximable;
     f.tanh_softplus += sched::tanh_softplus_calls(p.stages[static_cast<size_t>(i)].body);

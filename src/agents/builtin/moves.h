@@ -93,6 +93,12 @@ std::vector<SplitK> split_k_candidates(const sched::Pipeline& p, int threads);
 Expected<std::vector<MoveGroup>> moves_avoid_false_sharing(const sched::Pipeline&, const Knobs&,
                                                            const MoveContext&);
 std::vector<int> line_sharing_loops(const sched::Pipeline& p, int threads);
+// moves_rewrite.cpp: `hoist_gathers S` for each computed stage that reads through an index read
+// at a variable divided by a dim (gathered_stages: 06's page table at t / PS), unless a stage it
+// is computed in has it already (the pages are that stage's loops).
+Expected<std::vector<MoveGroup>> moves_gather_hoisting(const sched::Pipeline&, const Knobs&,
+                                                       const MoveContext&);
+std::vector<int> gathered_stages(const sched::Pipeline& p);
 struct HoistCandidate {
   std::string stage;
   std::vector<std::string> vars;  // the hoisted subexpression reads none of them
@@ -131,6 +137,7 @@ struct PipelineFacts {
   int approximable = 0;                // stages with exp/log/tanh/erf/sigmoid approximate takes
   int tanh_softplus = 0;               // ... tanh(log(1 + exp(x))) compositions among them
   int misaligned_rows = 0;             // intermediates whose rows split cache lines
+  int paged_gathers = 0;               // stages hoist_gathers would run by pages
   double hoist_saved = 0;              // the largest share of a stage's cost hoisting saves
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);

@@ -209,6 +209,34 @@ std::vector<int> approximable_stages(const sched::Pipeline& p) {
   return out;
 }
 
+std::vector<int> gathered_stages(const sched::Pipeline& p) {
+  std::vector<int> out;
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const sched::Stage& s = p.stages[i];
+    if (s.compute.kind == sched::ComputeKind::inlined || s.hoist_gathers) continue;
+    if (sched::divided_gathers(s.body) == 0) continue;
+    // Computed inside a stage that runs by pages already (06's dot products at s_r.t).
+    bool covered = false;
+    for (int h = static_cast<int>(i); p.stages[static_cast<size_t>(h)].compute.kind == sched::ComputeKind::at;) {
+      h = p.find(p.stages[static_cast<size_t>(h)].compute.stage);
+      if (h < 0) break;
+      covered = covered || p.stages[static_cast<size_t>(h)].hoist_gathers;
+    }
+    if (!covered) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_gather_hoisting(const sched::Pipeline& p, const Knobs&,
+                                                       const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (int i : gathered_stages(p)) {
+    const std::string& name = p.stages[static_cast<size_t>(i)].name;
+    g.push_back({name, {prim("hoist_gathers " + name)}});
+  }
+  return g;
+}
+
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
                                                            const Knobs&, const MoveContext&) {
   std::vector<MoveGroup> g;
