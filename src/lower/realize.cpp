@@ -429,7 +429,7 @@ class Realizer {
     if (i == producers.size()) return rest();
     const int P = producers[i];
     const sched::Stage& ps = p_.stages[P];
-    const Region R = required_region(p_, P, at);
+    const Region R = required_region(p_, P, at, &views_);
     Region named = R;
     std::vector<std::pair<std::string, Expr>> lets;
     // Region minimums stay explicit so that index arithmetic cancels (C_acc[(C.i.o*6 + 2 -

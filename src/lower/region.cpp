@@ -25,13 +25,17 @@ void collect(const te::Expr& e, int producer, std::vector<const te::Expr*>& out)
   for (const te::Expr& a : e.args) collect(a, producer, out);
 }
 
-// An ExprLowerer for stage c whose variables are placeholders ("$c.vD", "$c.rR").
+// An ExprLowerer for stage c whose variables are placeholders ("$c.vD", "$c.rR"). Stages read
+// through their live views when they are i64 values already computed at the region's point
+// (their reads at a fixed index are then values); other stages through opaque views. The
+// task's inputs are values too: nothing writes them.
 struct PlaceholderLowerer {
   NameGen names;
   std::vector<BufferView> dummies;
+  std::set<std::string> invariant;  // buffers whose reads at a fixed index are values
   ExprLowerer lower;
 
-  PlaceholderLowerer(const sched::Pipeline& p, int c)
+  PlaceholderLowerer(const sched::Pipeline& p, int c, int at_stage, const LiveViews* live)
       : dummies(p.stages.size()),
         lower(p, c,
               ExprLowerer::Bindings{
@@ -39,8 +43,18 @@ struct PlaceholderLowerer {
                   [c](int r) { return ir::Var::make(ir::Type::i64(), placeholder(c, 'r', r)); },
                   [this](int s) -> const BufferView& { return dummies[s]; }},
               names) {
+    if (p.task)
+      for (const TensorSpec& t : p.task->inputs) invariant.insert(t.name);
     for (size_t s = 0; s < p.stages.size(); ++s) {
       BufferView& v = dummies[s];
+      if (live && static_cast<int>(s) != at_stage && p.stages[s].type == te::ValueType::i64) {
+        auto it = live->find(static_cast<int>(s));
+        if (it != live->end() && !it->second.offset.defined()) {
+          v = it->second;
+          invariant.insert(v.name);
+          continue;
+        }
+      }
       v.name = "$opaque";
       v.storage = ir::Type::i64();
       v.mins.assign(p.stages[s].vars.size(), ir::i64(0));
@@ -50,15 +64,8 @@ struct PlaceholderLowerer {
   Expr index(const te::Expr& e) { return ExprLowerer::convert(lower.lower(e), ir::Type::i64()); }
 };
 
-// The task's inputs: nothing writes them, so a read of one at a fixed index is a fixed value.
-std::set<std::string> input_names(const sched::Pipeline& p) {
-  std::set<std::string> names;
-  if (p.task)
-    for (const TensorSpec& t : p.task->inputs) names.insert(t.name);
-  return names;
-}
-
-Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, PlaceholderLowerer& pl) {
+Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, PlaceholderLowerer& pl,
+                const LiveViews* live) {
   const sched::Stage& s = p.stages[c];
   Scope scope;
   const std::vector<int>& rvars = s.loop_rvars();
@@ -69,7 +76,7 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
       scope[placeholder(c, 'r', rvars[k])] =
           at.tree->root_range(static_cast<int>(s.vars.size() + k), at.ctx);
   } else {
-    Region rq = required_region(p, c, at);
+    Region rq = required_region(p, c, at, live);
     for (size_t d = 0; d < s.vars.size(); ++d)
       scope[placeholder(c, 'v', static_cast<int>(d))] = {
           rq.min[d], simplify_linear(rq.min[d] + rq.extent[d] - ir::i64(1)), true};
@@ -80,11 +87,10 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
     }
   }
   // Reduction variables that are not loops (inline reductions): from their ranges.
-  const std::set<std::string> inputs = input_names(p);
   for (size_t r = 0; r < s.reduce_vars.size(); ++r) {
     if (std::find(rvars.begin(), rvars.end(), static_cast<int>(r)) != rvars.end()) continue;
-    Interval lo = bounds_of(pl.index(s.reduce_vars[r].lo), scope, inputs);
-    Interval hi = bounds_of(pl.index(s.reduce_vars[r].hi), scope, inputs);
+    Interval lo = bounds_of(pl.index(s.reduce_vars[r].lo), scope, pl.invariant);
+    Interval hi = bounds_of(pl.index(s.reduce_vars[r].hi), scope, pl.invariant);
     Interval v{lo.min, hi.max.defined() ? simplify_linear(hi.max - ir::i64(1)) : Expr(), false};
     scope[placeholder(c, 'r', static_cast<int>(r))] = v;
   }
@@ -107,7 +113,8 @@ Region full_region(const sched::Pipeline& p, int stage) {
   return r;
 }
 
-Region required_region(const sched::Pipeline& p, int producer, const NestPoint& at) {
+Region required_region(const sched::Pipeline& p, int producer, const NestPoint& at,
+                       const LiveViews* live) {
   const sched::Stage& ps = p.stages[producer];
   const size_t n = ps.vars.size();
   const Region full = full_region(p, producer);
@@ -115,7 +122,6 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
   std::vector<std::optional<int64_t>> nominal(n);
   std::vector<bool> clamped(n, false), seen(n, false), nominal_known(n, true);
 
-  const std::set<std::string> inputs = input_names(p);
   std::vector<int> consumers = p.consumers(producer);
   for (int c : consumers) {
     const sched::Stage& cs = p.stages[c];
@@ -127,15 +133,15 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
       collect(v.hi, producer, accesses);
     }
     if (accesses.empty()) continue;
-    PlaceholderLowerer pl(p, c);
-    const Scope scope = scope_for(p, c, at, pl);
+    PlaceholderLowerer pl(p, c, at.stage, live);
+    const Scope scope = scope_for(p, c, at, pl, live);
     // Loops bound at this point whose values may run past their extent (a split of a split with
     // tails, guarded further in): a read that is in the domain at every real iteration can
     // still get an interval that runs past it here.
     const bool may_overshoot = !at.ctx.overshoot.empty();
     for (const te::Expr* a : accesses) {
       for (size_t d = 0; d < n; ++d) {
-        Interval i = bounds_of(pl.index(a->args[d]), scope, inputs);
+        Interval i = bounds_of(pl.index(a->args[d]), scope, pl.invariant);
         Expr last = simplify_linear(full.extent[d] - ir::i64(1));
         std::optional<int64_t> nom;
         if (!i.bounded()) {

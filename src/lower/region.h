@@ -10,14 +10,17 @@
 // Index expressions are interval-evaluated (interval.h); an index that is not affine in the
 // ranging variables (a data-dependent gather, a product of two loop variables) needs the whole
 // extent of that dimension. A read of an input at a fixed index is a fixed value: a range
-// `t in 0..lens[n]` read inside the loop over n asks for lens[n] elements there. Reads with `else`, and inexact intervals, are clamped to the
+// `t in 0..lens[n]` read inside the loop over n asks for lens[n] elements there. So is a read of
+// an i64 stage already computed there (`LiveViews`: 07's `t in 0..pos[r] + 1`). Reads with `else`, and inexact intervals, are clamped to the
 // producer's extent so it is never computed out of range.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "ir/ir.h"
+#include "lower/expr_to_ir.h"
 #include "lower/loop_tree.h"
 #include "schedule/pipeline.h"
 
@@ -37,9 +40,15 @@ struct NestPoint {
   int loop = -1;
 };
 
+// The stages whose buffers hold their values at the point a region is computed (realize's views:
+// stages at root, and those computed earlier inside the enclosing loops), by stage index. Their
+// i64 stages (index values, such as 07's context lengths pos[r]) may bound a region.
+using LiveViews = std::map<int, BufferView>;
+
 // The region of `producer` needed at `at`. Requires every consumer of the producer to be
 // computed inside that loop (validated by the schedule).
-Region required_region(const sched::Pipeline& p, int producer, const NestPoint& at);
+Region required_region(const sched::Pipeline& p, int producer, const NestPoint& at,
+                       const LiveViews* live = nullptr);
 
 // The whole extent of a stage.
 Region full_region(const sched::Pipeline& p, int stage);

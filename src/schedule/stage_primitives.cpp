@@ -313,6 +313,9 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim) {
   for (const Split& x : s.splits)
     if (&x != sp) n.splits.push_back(x);
   n.storage_order = identity(n.vars.size());
+  // The partials are computed where s is: s (their one reader) is there, and so are the stages
+  // s reads that are computed at a loop (07's seq at o.r, read by the scores at o.h).
+  if (s.compute.kind == ComputeKind::at) n.compute = s.compute;
 
   // s merges the partial results: s[vars] = op(u: name[vars, u]).
   keep_pure_schedule(s, L.name);
