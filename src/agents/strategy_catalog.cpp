@@ -225,9 +225,11 @@ std::vector<Strategy> make_catalog() {
        "Memory-bound, output larger than L3, write-allocate traffic visible.",
        {lanes}, moves_streaming_stores},
       {"numa_first_touch", "First-touch placement", StrategyScope::cpu,
-       "Initialize buffers on the threads that use them so pages land near them.",
+       "Initialize buffers on the threads that use them so pages land near them: an "
+       "intermediate written by a serial loop and read by parallel loops is written in "
+       "parallel too (only on a machine with several memory nodes).",
        "Multi-socket machine; memory-bound parallel kernel scaling poorly.",
-       {}},
+       {}, moves_numa_first_touch},
       {"gather_hoisting", "Hoist gathers out of the inner loop", StrategyScope::generic,
        "Read a data-dependent index once per row (page table, expert id) and stream the "
        "addressed row contiguously: a loop whose variable indexes a page table through "

@@ -370,6 +370,18 @@ int usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+int numa_nodes() {
+  std::error_code ec;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/sys/devices/system/node", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 4 && name.starts_with("node") &&
+        std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      ++n;
+  }
+  return std::max(1, n);
+}
+
 std::string iso_now() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -501,6 +513,7 @@ bool load_cached(const fs::path& file, MachineInfo& m) {
   MachineInfo facts = m;
   m = *cached;
   m.clang_version = facts.clang_version;  // not part of the fingerprint: report today's
+  m.numa_nodes = facts.numa_nodes;
   return true;
 }
 
@@ -510,6 +523,7 @@ json MachineInfo::to_json() const {
   return json{{"cpu_model", cpu_model},
               {"isa", isa},
               {"cores", cores},
+              {"numa_nodes", numa_nodes},
               {"l1d_bytes", l1d_bytes},
               {"l2_bytes", l2_bytes},
               {"l3_bytes", l3_bytes},
@@ -530,6 +544,8 @@ Expected<MachineInfo> MachineInfo::from_json(const json& j) {
   KF_RETURN_IF_ERROR(read_field(j, "cpu_model", m.cpu_model));
   KF_RETURN_IF_ERROR(read_field(j, "isa", m.isa));
   KF_RETURN_IF_ERROR(read_field(j, "cores", m.cores));
+  if (j.contains("numa_nodes"))  // optional: caches written before it existed lack it
+    KF_RETURN_IF_ERROR(read_field(j, "numa_nodes", m.numa_nodes));
   KF_RETURN_IF_ERROR(read_field(j, "l1d_bytes", m.l1d_bytes));
   KF_RETURN_IF_ERROR(read_field(j, "l2_bytes", m.l2_bytes));
   KF_RETURN_IF_ERROR(read_field(j, "l3_bytes", m.l3_bytes));
@@ -562,6 +578,7 @@ MachineInfo describe_machine(const std::string& cxx) {
     m.isa.push_back(f);
   }
   m.cores = usable_cpus();
+  m.numa_nodes = numa_nodes();
   Caches caches = cpuid_caches();
   sysfs_caches(caches);
   m.l1d_bytes = caches.l1d, m.l2_bytes = caches.l2, m.l3_bytes = caches.l3;

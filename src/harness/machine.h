@@ -31,6 +31,7 @@ struct MachineInfo {
   std::string cpu_model;         // /proc/cpuinfo "model name"
   std::vector<std::string> isa;  // e.g. sse4_2 avx avx2 fma avx512f avx512bw ... (kernel names)
   int cores = 0;                 // CPUs this process may use (sched_getaffinity)
+  int numa_nodes = 1;            // memory nodes (/sys/devices/system/node/node*; 1 if hidden)
   // L1d and L2 per core, L3 per cache instance as CPUID reports it (in a VM that may be the
   // host's whole socket). CPUID first (sysfs is hidden in some VMs), then sysfs; 0 if unknown.
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;

@@ -662,6 +662,35 @@ TEST_F(Tasks, AvoidFalseSharingHandsOutWholeLines) {
             "ok");
 }
 
+TEST_F(Tasks, NumaFirstTouchWritesInParallelWhatParallelLoopsRead) {
+  // rmsnorm with y parallel over rows: the row statistic ms (serial) is written by one thread.
+  // On two memory nodes its pages would all land on that thread's node; written in parallel,
+  // each part lands where its readers run. One node: nothing to do.
+  const sched::Pipeline p = scheduled(*rmsnorm_, "parallel y.n\n");
+  const Strategy* s = find_strategy("numa_first_touch");
+  ASSERT_TRUE(s && s->moves);
+  MachineInfo one, two;
+  one.numa_nodes = 1;
+  two.numa_nodes = 2;
+  auto groups = [&](const MachineInfo* m, int threads) {
+    auto g = s->moves(p, s->default_knobs(), {.machine = m, .threads = threads});
+    KF_CHECK(g.has_value());
+    Lines out;
+    for (const MoveGroup& x : *g) out.push_back(x.target + ": " + x.moves[0].to_string());
+    return out;
+  };
+  EXPECT_EQ(groups(&two, 2), Lines{"ms: parallel ms.n"});
+  EXPECT_EQ(groups(&one, 2), Lines{});
+  EXPECT_EQ(groups(&two, 1), Lines{});
+  EXPECT_EQ(groups(nullptr, 2), Lines{});
+  // ms_r is read by ms, serial: its turn comes once ms is parallel. Read by no parallel loop
+  // (the default schedule): nothing.
+  const std::string both = "parallel y.n\nparallel ms.n\n";
+  EXPECT_EQ(groups(&two, 2).size(), 1u);
+  EXPECT_EQ(propose("numa_first_touch", default_pipeline(*rmsnorm_), 2), Lines{});
+  EXPECT_EQ(testing::lower_and_judge(*rmsnorm_, both), "ok");
+}
+
 TEST_F(Tasks, HoistInvariantsLiftsTheDecaysOutOfTheStateLoops) {
   // 16 (chunked SSD): y's within-chunk weight (C.B product, decay, dt) does not read p; st's
   // decay to the chunk's end reads neither n nor p, nor does hs's decay across chunks. Each is

@@ -18,6 +18,7 @@ MachineInfo sample() {
   m.cpu_model = "Test CPU 9000";
   m.isa = {"sse4_2", "avx", "avx2", "fma", "avx512f"};
   m.cores = 4;
+  m.numa_nodes = 2;
   m.l1d_bytes = 48 << 10;
   m.l2_bytes = 1 << 20;
   m.l3_bytes = 32 << 20;
@@ -91,6 +92,16 @@ TEST(MachineInfoJson, RoundTrips) {
   auto reparsed = MachineInfo::from_json(nlohmann::json::parse(m.to_json().dump(2)));
   ASSERT_TRUE(reparsed);
   EXPECT_EQ(reparsed->to_json(), m.to_json());
+}
+
+TEST(MachineInfoJson, MemoryNodesAreOptionalForOlderCaches) {
+  nlohmann::json j = sample().to_json();
+  EXPECT_EQ(MachineInfo::from_json(j)->numa_nodes, 2);
+  j.erase("numa_nodes");
+  auto m = MachineInfo::from_json(j);
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->numa_nodes, 1);
+  EXPECT_GE(describe_machine("g++").numa_nodes, 1);
 }
 
 TEST(MachineInfoJson, MissingFieldIsNamed) {

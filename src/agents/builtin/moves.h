@@ -99,6 +99,14 @@ std::vector<int> line_sharing_loops(const sched::Pipeline& p, int threads);
 Expected<std::vector<MoveGroup>> moves_gather_hoisting(const sched::Pipeline&, const Knobs&,
                                                        const MoveContext&);
 std::vector<int> gathered_stages(const sched::Pipeline& p);
+// moves_cpu.cpp: on a machine with several memory nodes (and threads), each intermediate at root
+// written by a serial loop and read by a parallel stage gets its outer loop parallel: its pages
+// are then first touched (placed) by the threads that use them, not all on the first thread's
+// node (scratch buffers persist across calls, so the first call's writer places them for good).
+// Nothing on a single-node machine.
+Expected<std::vector<MoveGroup>> moves_numa_first_touch(const sched::Pipeline&, const Knobs&,
+                                                        const MoveContext&);
+std::vector<int> first_touch_stages(const sched::Pipeline& p, const MoveContext& ctx);
 struct HoistCandidate {
   std::string stage;
   std::vector<std::string> vars;  // the hoisted subexpression reads none of them

@@ -153,6 +153,33 @@ Expected<std::vector<MoveGroup>> moves_split_k_parallel(const Pipeline& p, const
   return g;
 }
 
+std::vector<int> first_touch_stages(const Pipeline& p, const MoveContext& ctx) {
+  std::vector<int> out;
+  if (!ctx.machine || ctx.machine->numa_nodes < 2 || ctx.threads < 2) return out;
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const Stage& s = p.stages[i];
+    if (s.output >= 0 || s.compute.kind != ComputeKind::root || s.loops.empty()) continue;
+    if (has_kind(s, LoopKind::parallel) || s.is_recurrence()) continue;
+    const sched::Loop& outer = s.loops.front();
+    if (!pure(outer) || outer.kind != LoopKind::serial) continue;
+    bool parallel_reader = false;
+    for (int r : p.readers(static_cast<int>(i)))
+      parallel_reader = parallel_reader || has_kind(p.stages[static_cast<size_t>(r)], LoopKind::parallel);
+    if (parallel_reader) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_numa_first_touch(const Pipeline& p, const Knobs&,
+                                                        const MoveContext& ctx) {
+  std::vector<MoveGroup> g;
+  for (int i : first_touch_stages(p, ctx)) {
+    const Stage& s = p.stages[static_cast<size_t>(i)];
+    g.push_back({s.name, {prim("parallel " + ref(s, s.loops.front().name))}});
+  }
+  return g;
+}
+
 std::vector<int> line_sharing_loops(const Pipeline& p, int threads) {
   std::vector<int> out;
   if (threads <= 1) return out;

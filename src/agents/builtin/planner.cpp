@@ -193,6 +193,14 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                      fmt::format("{} reductions have fewer outputs than the {} threads and a "
                                  "long reduction: one slice of it per thread",
                                  n, e.threads)});
+  if (const size_t n = first_touch_stages(*in.pipeline, in.ctx).size(); n > 0)
+    // Remote reads cost about twice local ones; with the pages spread over the nodes the
+    // readers' threads read locally. Not measured here (one memory node).
+    props.push_back({"numa_first_touch", std::min(head, memory ? 1.3 : 1.05),
+                     fmt::format("{} intermediates are written by one thread and read by {}: on "
+                                 "this machine's {} memory nodes their pages all sit on the "
+                                 "writer's node",
+                                 n, e.threads, in.ctx.machine->numa_nodes)});
   if (const size_t n = line_sharing_loops(*in.pipeline, e.threads).size(); n > 0)
     props.push_back({"avoid_false_sharing", std::min(head, 1.01),
                      fmt::format("{} parallel loops hand out single elements of a contiguous "
