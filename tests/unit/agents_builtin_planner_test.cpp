@@ -279,14 +279,14 @@ TEST(BuiltinPlanner, APageTableReadPerTokenIsHoistedToOncePerPage) {
 TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
   // 16 (chunked SSD) once vectorized, the register tiles tried: the decays exp(lc[..] - lc[..])
   // and the nested C.B sum are most of each point's work and read none of the state loops
-  // (n, p). Compute-bound far from the roofline, the hoist expects 1 / (1 - share), at most 8x,
-  // above a 4x rfactor.
+  // (n, p). Compute-bound far from the roofline, the hoist expects 1 / (1 - share), at most 16x,
+  // above a 4x rfactor and the 8.4x register tile.
   Scenario s("bench/jaxbench/16_mamba2_ssd", recipe_of({"vectorize_inner"}));
   const std::set<std::string> tried = {"vectorize_inner", "register_block_epilogue",
                                        "register_block"};
   Plan p = s.plan(evidence("compute", 0.02), tried);
   EXPECT_EQ(p.strategy, "hoist_invariants") << p.why;
-  EXPECT_DOUBLE_EQ(p.expected_speedup, 8.0) << "the share is over 7/8: the gain's cap";
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 16.0) << "the share is over 15/16: the gain's cap";
   EXPECT_NE(p.why.find("3 stages evaluate a costly term"), std::string::npos) << p.why;
   // Memory-bound, the saved arithmetic hides partly behind the loads: a quarter of the gain,
   // 1 + 7/4, ranked after the strategies that cut the traffic.
