@@ -406,6 +406,20 @@ TEST_F(Tasks, RaggedScoresFusedWithTheirIndexStagesGetVectorDotProducts) {
   EXPECT_EQ(testing::lower_and_judge(ragged, text), "ok");
 }
 
+TEST_F(Tasks, NoRegisterTileWhereItsVectorsWouldGather) {
+  // 28's transposed convolution reads x at (ow + 1 - e) / 2: a tile's vectors along ow would
+  // gather x lane by lane and select per lane (it ran at 0.17x of the naive schedule). Neither
+  // register tile targets it; an nn.Linear weight W[o, i] (packed transposed) and a
+  // convolution's x[.., ow + kw] still get theirs.
+  const Task deconv = testing::task_at("bench/jaxbench/28_convtranspose3d_layernorm_gelu_scaling");
+  for (const char* form : {"register_block", "register_block_epilogue"})
+    for (const std::string& g : propose(form, default_pipeline(deconv)))
+      EXPECT_FALSE(g.starts_with("z_r:")) << form << ": " << g;
+  EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(*conv_)).empty());
+  const Task mish = testing::task_at("bench/jaxbench/27_matmul_mish_mish");
+  EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(mish)).empty());
+}
+
 TEST_F(Tasks, GatherHoistingMarksTheStagesThatReadThroughThePageTable) {
   // 06: the scores and the output read k_pages and v_pages at page_table[n, t / PS]. The
   // softmax statistics read no gather. Once the scores' dot products are rfactored into s_r_rf

@@ -128,6 +128,7 @@ struct PipelineFacts {
   int intermediates_at_root = 0;       // candidates for fusion
   int read_in_part = 0;                // ... read only over ranges that move with their readers
   int gemm_like = 0;                   // reductions with >= 2 pure loops and a reduce loop
+  int tileable = 0;                    // ... of those, read unit-stride along the tile's columns
   int register_blocked = 0;            // stages accumulated in a local tile
   int packed = 0;                      // cache_read stages
   int packed_in_loop = 0;              // ... filled inside a serial loop (once per panel)

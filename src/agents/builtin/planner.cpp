@@ -73,12 +73,12 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
 
   std::vector<Proposal> props;
   const bool compute = e.bound == "compute", memory = e.bound == "memory";
-  if (f.gemm_like > f.register_blocked)
+  if (f.tileable > f.register_blocked)
     props.push_back({"register_block_epilogue", std::min(head, 8.4),
                      "a GEMM-like reduction accumulates in memory and an elementwise chain "
                      "reads it back; a register tile of the output with the chain applied in "
                      "registers does both in one pass"});
-  if (f.gemm_like > f.register_blocked)
+  if (f.tileable > f.register_blocked)
     props.push_back({"register_block", std::min(head, 8.0),
                      "a GEMM-like reduction accumulates in memory; a register tile gives each "
                      "loaded vector several FMAs"});
