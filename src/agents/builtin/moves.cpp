@@ -26,6 +26,16 @@ sched::Primitive prim(const std::string& text) {
   return *p;
 }
 
+std::vector<MoveGroup> per_stage(const sched::Pipeline& p, const std::vector<int>& stages,
+                                 const std::string& verb) {
+  std::vector<MoveGroup> g;
+  for (int i : stages) {
+    const std::string& name = p.stages[static_cast<size_t>(i)].name;
+    g.push_back({name, {prim(verb + " " + name)}});
+  }
+  return g;
+}
+
 using sched::ComputeKind;
 using sched::LoopKind;
 using sched::Pipeline;

@@ -96,12 +96,7 @@ std::vector<int> misaligned_rows(const Pipeline& p) {
 
 Expected<std::vector<MoveGroup>> moves_aligned_loads(const Pipeline& p, const Knobs&,
                                                      const MoveContext&) {
-  std::vector<MoveGroup> g;
-  for (int i : misaligned_rows(p)) {
-    const std::string& name = p.stages[static_cast<size_t>(i)].name;
-    g.push_back({name, {prim("align_storage " + name)}});
-  }
-  return g;
+  return per_stage(p, misaligned_rows(p), "align_storage");
 }
 
 std::vector<SplitK> split_k_candidates(const Pipeline& p, int threads) {

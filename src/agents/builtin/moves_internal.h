@@ -16,6 +16,10 @@ int64_t knob(const Knobs& k, const std::string& name, int64_t fallback);
 // (a malformed one is a kforge bug and stops loudly).
 sched::Primitive prim(const std::string& text);
 
+// One group per stage (indices into p.stages), each the one primitive `VERB STAGE`.
+std::vector<MoveGroup> per_stage(const sched::Pipeline& p, const std::vector<int>& stages,
+                                 const std::string& verb);
+
 bool computed(const sched::Stage& s);  // not inlined
 bool has_kind(const sched::Stage& s, sched::LoopKind k);
 bool pure(const sched::Loop& l);  // neither a reduction nor a scan loop

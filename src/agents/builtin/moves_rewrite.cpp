@@ -229,22 +229,12 @@ std::vector<int> gathered_stages(const sched::Pipeline& p) {
 
 Expected<std::vector<MoveGroup>> moves_gather_hoisting(const sched::Pipeline& p, const Knobs&,
                                                        const MoveContext&) {
-  std::vector<MoveGroup> g;
-  for (int i : gathered_stages(p)) {
-    const std::string& name = p.stages[static_cast<size_t>(i)].name;
-    g.push_back({name, {prim("hoist_gathers " + name)}});
-  }
-  return g;
+  return per_stage(p, gathered_stages(p), "hoist_gathers");
 }
 
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
                                                            const Knobs&, const MoveContext&) {
-  std::vector<MoveGroup> g;
-  for (int i : approximable_stages(p)) {
-    const std::string& name = p.stages[static_cast<size_t>(i)].name;
-    g.push_back({name, {prim("approximate " + name)}});
-  }
-  return g;
+  return per_stage(p, approximable_stages(p), "approximate");
 }
 
 }  // namespace kf::agents::builtin
