@@ -13,6 +13,7 @@
 //   realize_stages     loop nests, tails, compute_at placement with bounds inference, buffers
 //   insert_prefetches  prefetches for loops the schedule gives a prefetch distance
 //   simplify           constant folding
+//   page_loops         loops around hoist_gathers stages' page-table reads run by pages
 //   transpose_copies   copy nests that transpose (packed panels) become register-transposed blocks
 //   unroll_loops       unrolled loops replicated
 //   vectorize_loops    vectorized loops turned into vector code (predicated tails)

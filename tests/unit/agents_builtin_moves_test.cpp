@@ -410,7 +410,7 @@ TEST_F(Tasks, NoRegisterTileWhereItsVectorsWouldGather) {
   // 28's transposed convolution reads x at (ow + 1 - e) / 2: a tile's vectors along ow would
   // gather x lane by lane and select per lane (it ran at 0.17x of the naive schedule). Neither
   // register tile targets it; an nn.Linear weight W[o, i] (packed transposed) and a
-  // convolution's x[.., ow + kw] still get theirs.
+  // convolution's x[.., ow + kw] still get theirs. Nor does a row sum, which reuses nothing.
   const Task deconv = testing::task_at("bench/jaxbench/28_convtranspose3d_layernorm_gelu_scaling");
   for (const char* form : {"register_block", "register_block_epilogue"})
     for (const std::string& g : propose(form, default_pipeline(deconv)))
@@ -418,6 +418,11 @@ TEST_F(Tasks, NoRegisterTileWhereItsVectorsWouldGather) {
   EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(*conv_)).empty());
   const Task mish = testing::task_at("bench/jaxbench/27_matmul_mish_mish");
   EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(mish)).empty());
+  // 15's den_r = sum(j: abs(r[b, h, i, j])) reads one tensor: nothing for a tile to reuse.
+  const Task retention = testing::task_at("bench/jaxbench/15_retnet_retention");
+  for (const char* form : {"register_block", "register_block_epilogue"})
+    for (const std::string& g : propose(form, default_pipeline(retention)))
+      EXPECT_FALSE(g.starts_with("den_r:")) << form << ": " << g;
 }
 
 TEST_F(Tasks, GatherHoistingMarksTheStagesThatReadThroughThePageTable) {
