@@ -418,6 +418,13 @@ TEST_F(Tasks, NoRegisterTileWhereItsVectorsWouldGather) {
   EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(*conv_)).empty());
   const Task mish = testing::task_at("bench/jaxbench/27_matmul_mish_mish");
   EXPECT_FALSE(propose("register_block_epilogue", default_pipeline(mish)).empty());
+  // 17's t[i, j, d] = sum(k: lf[i, k, d] * rt[j, k, d]): both operands read the columns d, but
+  // lf does not read the rows j, so each of its vectors feeds every row of the tile.
+  const Task triangle = testing::task_at("bench/jaxbench/17_triangle_multiplication");
+  bool t_tiled = false;
+  for (const std::string& g : propose("register_block", default_pipeline(triangle)))
+    t_tiled = t_tiled || g.starts_with("t: cache_write t t_acc");
+  EXPECT_TRUE(t_tiled);
   // 15's den_r = sum(j: abs(r[b, h, i, j])) reads one tensor: nothing for a tile to reuse.
   const Task retention = testing::task_at("bench/jaxbench/15_retnet_retention");
   for (const char* form : {"register_block", "register_block_epilogue"})

@@ -192,33 +192,6 @@ std::optional<int64_t> coefficient(const te::Expr& e, const std::string& j) {
   }
 }
 
-// A GEMM-like stage a register tile applies to: every operand index that reads the tile's column
-// var j is j plus terms free of j (B[k, j], W[o, i] packed transposed, x[n, c, oh + kh, ow + kw]),
-// so the tile's vectors are plain loads, directly or from a packed panel. A transposed
-// convolution reads its input at (ow + 1 - e) / 2: vectors along ow would gather lane by lane and
-// select per lane (28: 0.17x of the naive schedule).
-//
-// And the tile must reuse what it loads: some operand does not read j (A[i, k] in a GEMM, the
-// weights of a convolution), so each of its values feeds a whole vector of columns while each
-// vector of the other feeds every row. 15's den_r = sum(j: abs(r[b, h, i, j])) reads one tensor:
-// a row sum, which a register tile only slows (two wasted tries on 15 at the reduced budget).
-bool register_tileable(const Stage& s) {
-  if (!gemm_like(s)) return false;
-  const std::string j = tile_col_var(s);
-  bool plain = true, reused = false;
-  te::visit(s.body, [&](const te::Expr& x) {
-    if (x.kind != te::ExprKind::access) return;
-    bool reads_j = false;
-    for (size_t d = 0; d < x.index_count(); ++d) {
-      const std::optional<int64_t> c = coefficient(x.args[d], j);
-      plain = plain && c && (*c == 0 || *c == 1);
-      reads_j = reads_j || !c || *c != 0;
-    }
-    reused = reused || !reads_j;
-  });
-  return plain && reused;
-}
-
 // The row var of a register tile: the innermost pure var (other than j) that the operands read
 // along j do not depend on, so each vector loaded along j feeds one FMA per row of the tile
 // (GEMM: i, which only A reads; convolution: the output channel, which only the weights read).
@@ -235,6 +208,34 @@ std::string tile_row_var(const Stage& s, const std::string& j) {
   for (size_t v = s.vars.size(); v-- > 0;)
     if (s.vars[v].name != j) return s.vars[v].name;
   return j;
+}
+
+// A GEMM-like stage a register tile applies to: every operand index that reads the tile's column
+// var j is j plus terms free of j (B[k, j], W[o, i] packed transposed, x[n, c, oh + kh, ow + kw]),
+// so the tile's vectors are plain loads, directly or from a packed panel. A transposed
+// convolution reads its input at (ow + 1 - e) / 2: vectors along ow would gather lane by lane and
+// select per lane (28: 0.17x of the naive schedule).
+//
+// And the tile must reuse what it loads: some operand does not read j (A[i, k] in a GEMM, the
+// weights of a convolution: each value feeds a whole vector of columns) or does not read the
+// tile's row var (B[k, j]; 17's a[i, k, c] in sum(k: a[i, k, c] * b[j, k, c]), rows j: each
+// vector feeds every row). 15's den_r = sum(j: abs(r[b, h, i, j])) reads one tensor at every
+// var: a row sum, which a register tile only slows (two wasted tries on 15 at the reduced
+// budget).
+bool register_tileable(const Stage& s) {
+  if (!gemm_like(s)) return false;
+  const std::string j = tile_col_var(s), i = tile_row_var(s, j);
+  bool plain = true;
+  te::visit(s.body, [&](const te::Expr& x) {
+    if (x.kind != te::ExprKind::access) return;
+    for (size_t d = 0; d < x.index_count(); ++d) {
+      const std::optional<int64_t> c = coefficient(x.args[d], j);
+      plain = plain && c && (*c == 0 || *c == 1);
+    }
+  });
+  bool reused = false;
+  for (const auto& a : accesses(s.body)) reused = reused || !a.reads(j) || !a.reads(i);
+  return plain && reused;
 }
 
 // A register tile: the accumulator of register_block (cache_write of a reduction), or the
