@@ -210,32 +210,32 @@ std::string tile_row_var(const Stage& s, const std::string& j) {
   return j;
 }
 
-// A GEMM-like stage a register tile applies to: every operand index that reads the tile's column
-// var j is j plus terms free of j (B[k, j], W[o, i] packed transposed, x[n, c, oh + kh, ow + kw]),
-// so the tile's vectors are plain loads, directly or from a packed panel. A transposed
-// convolution reads its input at (ow + 1 - e) / 2: vectors along ow would gather lane by lane and
-// select per lane (28: 0.17x of the naive schedule).
-//
-// And the tile must reuse what it loads: some operand does not read j (A[i, k] in a GEMM, the
-// weights of a convolution: each value feeds a whole vector of columns) or does not read the
-// tile's row var (B[k, j]; 17's a[i, k, c] in sum(k: a[i, k, c] * b[j, k, c]), rows j: each
-// vector feeds every row). 15's den_r = sum(j: abs(r[b, h, i, j])) reads one tensor at every
-// var: a row sum, which a register tile only slows (two wasted tries on 15 at the reduced
-// budget).
+// A GEMM-like stage a register tile applies to: its vectors along the column var j are plain
+// loads. Every operand that reads j reads it in an index that is j plus terms free of it, and
+// either as its last index (B[k, j], x[n, c, oh + kh, ow + kw], 46's res[n, k, p, q]) or as an
+// input the tile packs transposed (nn.Linear's W[o, i]). A transposed convolution reads its
+// input at (ow + 1 - e) / 2 (28: the tile gathered lane by lane and selected per lane, 0.17x of
+// the naive schedule); 15's den_r = sum(j: abs(r[b, h, i, j])) would gather the intermediate r
+// across its rows (two wasted tries at the reduced budget).
 bool register_tileable(const Stage& s) {
   if (!gemm_like(s)) return false;
-  const std::string j = tile_col_var(s), i = tile_row_var(s, j);
+  const std::string j = tile_col_var(s);
   bool plain = true;
   te::visit(s.body, [&](const te::Expr& x) {
-    if (x.kind != te::ExprKind::access) return;
+    if (x.kind != te::ExprKind::access || x.index_count() == 0) return;
+    bool reads = false, all_plain_vars = true;
     for (size_t d = 0; d < x.index_count(); ++d) {
       const std::optional<int64_t> c = coefficient(x.args[d], j);
       plain = plain && c && (*c == 0 || *c == 1);
+      reads = reads || !c || *c != 0;
+      all_plain_vars = all_plain_vars && x.args[d].kind == te::ExprKind::name;
     }
+    if (!reads) return;
+    const bool last = coefficient(x.args[x.index_count() - 1], j) == std::optional<int64_t>(1);
+    const bool packable = x.ref.kind == te::RefKind::input && all_plain_vars;
+    plain = plain && (last || packable);
   });
-  bool reused = false;
-  for (const auto& a : accesses(s.body)) reused = reused || !a.reads(j) || !a.reads(i);
-  return plain && reused;
+  return plain;
 }
 
 // A register tile: the accumulator of register_block (cache_write of a reduction), or the
