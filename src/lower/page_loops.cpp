@@ -84,16 +84,17 @@ class FindPagedLoops : public ir::IRVisitor {
 class ReplaceDivisions : public ir::IRMutator {
  public:
   ReplaceDivisions(std::string v, std::string c, Expr page, Expr within)
-      : v_(std::move(v)), c_(std::move(c)), page_(std::move(page)), within_(std::move(within)) {}
+      : v_(std::move(v)), c_{std::move(c)}, page_(std::move(page)), within_(std::move(within)) {}
 
  protected:
   Expr mutate_binary(const ir::Binary* op, const Expr& e) override {
-    if (auto d = division(op, {c_}); d && d->first == v_) return op->op == BinOp::div ? page_ : within_;
+    if (auto d = division(op, c_); d && d->first == v_) return op->op == BinOp::div ? page_ : within_;
     return IRMutator::mutate_binary(op, e);
   }
 
  private:
-  std::string v_, c_;
+  std::string v_;
+  std::set<std::string> c_;  // the one divisor, as division() takes it
   Expr page_, within_;
 };
 

@@ -698,21 +698,21 @@ TEST_F(Tasks, NumaFirstTouchWritesInParallelWhatParallelLoopsRead) {
   MachineInfo one, two;
   one.numa_nodes = 1;
   two.numa_nodes = 2;
-  auto groups = [&](const MachineInfo* m, int threads) {
-    auto g = s->moves(p, s->default_knobs(), {.machine = m, .threads = threads});
+  auto groups = [&](const MachineInfo* m, int threads, const sched::Pipeline& on) {
+    auto g = s->moves(on, s->default_knobs(), {.machine = m, .threads = threads});
     KF_CHECK(g.has_value());
     Lines out;
     for (const MoveGroup& x : *g) out.push_back(x.target + ": " + x.moves[0].to_string());
     return out;
   };
-  EXPECT_EQ(groups(&two, 2), Lines{"ms: parallel ms.n"});
-  EXPECT_EQ(groups(&one, 2), Lines{});
-  EXPECT_EQ(groups(&two, 1), Lines{});
-  EXPECT_EQ(groups(nullptr, 2), Lines{});
+  EXPECT_EQ(groups(&two, 2, p), Lines{"ms: parallel ms.n"});
+  EXPECT_EQ(groups(&one, 2, p), Lines{});
+  EXPECT_EQ(groups(&two, 1, p), Lines{});
+  EXPECT_EQ(groups(nullptr, 2, p), Lines{});
   // ms_r is read by ms, serial: its turn comes once ms is parallel. Read by no parallel loop
   // (the default schedule): nothing.
   const std::string both = "parallel y.n\nparallel ms.n\n";
-  EXPECT_EQ(groups(&two, 2).size(), 1u);
+  EXPECT_EQ(groups(&two, 2, scheduled(*rmsnorm_, both)), Lines{"ms_r: parallel ms_r.n"});
   EXPECT_EQ(propose("numa_first_touch", default_pipeline(*rmsnorm_), 2), Lines{});
   EXPECT_EQ(testing::lower_and_judge(*rmsnorm_, both), "ok");
 }
