@@ -27,7 +27,8 @@ nlohmann::json Evidence::to_json() const {
   return {{"bound", bound},         {"fraction", fraction},   {"headroom", headroom},
           {"gflops", gflops},       {"gbps", gbps},           {"cpus_busy", cpus_busy},
           {"threads", threads},     {"not_vectorized", not_vectorized},
-          {"faults_in_hot_path", faults_in_hot_path}, {"findings", findings}};
+          {"faults_in_hot_path", faults_in_hot_path}, {"findings", findings},
+          {"stage_shares", stage_shares}};
 }
 
 Evidence evidence_from_result(const RunResult& r, int threads) {

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +40,9 @@ struct Evidence {
   bool not_vectorized = false;       // compiler report: hot loops missed, or few packed FMAs
   bool faults_in_hot_path = false;   // page faults per call
   std::vector<std::string> findings;  // sentences for people and LLMs
+  // Share of the time per stage computed at the top level (the profiler's instrumented build;
+  // empty when not measured). A stage computed inside another's loops counts as that one's.
+  std::map<std::string, double> stage_shares;
   nlohmann::json to_json() const;
 };
 

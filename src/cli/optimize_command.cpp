@@ -22,7 +22,8 @@ struct OptimizeArgs {
   double min_time = 0.3;
   int tune_budget = 8;
   double stop_at = OptimizeOptions{}.stop_fraction;
-  bool no_final = false, no_profile = false, stage_times = false, remeasure = false;
+  bool no_final = false, no_profile = false, remeasure = false;
+  std::string stage_times = "auto";
   bool quiet = false;
 };
 
@@ -102,9 +103,11 @@ void add_optimize_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_flag("--no-profile", a->no_profile, "Skip the compiler report and disassembly");
-  cmd->add_flag("--stage-times", a->stage_times,
-                "Profile each new best's time per stage too (an instrumented build: a compile "
-                "and ~1 s of calls per best)");
+  cmd->add_option("--stage-times", a->stage_times,
+                  "Profile each new best's time per stage (an instrumented build: a compile and "
+                  "~0.3 s of calls per best) for the planner to weigh strategies by the time "
+                  "they touch: auto (when the best has three or more top-level stages), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_flag("--remeasure", a->remeasure,
                 "Measure every candidate afresh instead of reading back the store's measurements "
                 "from earlier runs");

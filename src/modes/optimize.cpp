@@ -25,6 +25,11 @@ namespace {
 constexpr double kAcceptMargin = 0.97;
 constexpr double kNearMiss = 1.15;
 constexpr double kPairedAccept = 1.02;
+// A budget below three tuning rounds cannot tune after every accepted strategy: the knobs of
+// the newest step wait until the planner's best remaining proposal expects less than this (a
+// knob's value is worth a few percent; 03 and 04 spent half of 6 evaluations on trials that
+// won 1-4% while strategies expecting 1.5-3x waited).
+constexpr double kTuneWhenBelow = 1.15;
 // A search times a candidate for at most this long (2 samples at least); the final run, longer.
 constexpr double kSearchTimingWall = 20;
 
@@ -363,6 +368,7 @@ Expected<OptimizeResult> Loop::run() {
   EvidenceCache evidence_cache;
   std::set<std::string> tried;
   bool final_tuned = false;
+  bool tune_pending = false;  // the newest accepted step's knobs are not tuned yet
   std::string stop_reason = "budget spent";
   while (budget_left()) {
     auto pipeline = agents::builtin::pipeline_of(*base_, best_.recipe, {&machine_, o_.threads});
@@ -371,14 +377,28 @@ Expected<OptimizeResult> Loop::run() {
     pi.task = &task_;
     pi.pipeline = &*pipeline;
     pi.recipe = &best_.recipe;
-    pi.evidence = evidence_cache.get(task_, best_, best_result_, machine_, o_);
+    pi.evidence = evidence_cache.get(task_, best_, best_result_, *pipeline, machine_, o_);
     pi.tried = tried;
     pi.ctx = {&machine_, o_.threads};
     pi.stop_fraction = o_.stop_fraction;
     KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
     agents::Plan plan = brain_.planner->plan(pi);
     KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
+    if (tune_pending && plan.strategy != "stop" && plan.expected_speedup < kTuneWhenBelow) {
+      tune_pending = false;
+      say(fmt::format("  the best remaining plan expects ~{:.2f}x: tuning the newest step's knobs first",
+                      plan.expected_speedup));
+      auto tuned = tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
+                             agents::TuneScope::newest_step);
+      if (!tuned) return tuned.error();
+      if (*tuned) {
+        tried.clear();
+        continue;  // plan again from the tuned best
+      }
+      if (!budget_left()) break;
+    }
     if (plan.strategy == "stop") {
+      tune_pending = false;  // the whole recipe is swept below
       stop_reason = plan.why;
       // Out of strategies below the roofline's stop line: the knobs of the earlier steps were
       // chosen while later-fixed stages still dominated the time, so the whole recipe is swept
@@ -461,7 +481,12 @@ Expected<OptimizeResult> Loop::run() {
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
     // Tune the knobs of the recipe that just won, with at most a third of what is left: a small
     // budget spent on one strategy's knobs would leave none for the strategies after it (on
-    // attention, the P @ V stage's vectorization came after the scores' tile).
+    // attention, the P @ V stage's vectorization came after the scores' tile). Below three
+    // tuning rounds of budget, only once the strategies left expect little (kTuneWhenBelow).
+    if (o_.budget_evals < 3 * o_.tune_budget) {
+      tune_pending = true;
+      continue;
+    }
     auto tuned = tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
                            agents::TuneScope::newest_step);
     if (!tuned) return tuned.error();
@@ -500,7 +525,8 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
           {"tune_budget", tune_budget},     {"final_run", final_run},
           {"profile", profile},             {"seed", seed},
-          {"stage_times", stage_times},     {"remeasure", remeasure},
+          {"stage_times", stage_times},     {"stage_time_s", stage_time_s},
+          {"remeasure", remeasure},
           {"simulate", simulate},           {"record", record},
           {"sim_latency_s", sim_latency_s}};
 }
@@ -522,7 +548,14 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.tune_budget = j.value("tune_budget", o.tune_budget);
     o.final_run = j.value("final_run", o.final_run);
     o.profile = j.value("profile", o.profile);
-    o.stage_times = j.value("stage_times", o.stage_times);
+    // Runs stored before "auto" kept a flag: false was off (a resumed run decides as it did).
+    if (j.contains("stage_times") && j["stage_times"].is_boolean())
+      o.stage_times = j["stage_times"].get<bool>() ? "on" : "off";
+    else
+      o.stage_times = j.value("stage_times", o.stage_times);
+    if (o.stage_times != "auto" && o.stage_times != "on" && o.stage_times != "off")
+      return Status::error("run options: stage_times must be auto, on or off");
+    o.stage_time_s = j.value("stage_time_s", o.stage_time_s);
     o.remeasure = j.value("remeasure", o.remeasure);
     o.seed = j.value("seed", o.seed);
     o.simulate = j.value("simulate", std::string());

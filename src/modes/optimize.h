@@ -54,9 +54,12 @@ struct OptimizeOptions {
                                   // a third of the evaluations the budget has left)
   bool final_run = true;          // time best, reference and baseline side by side at the end
   bool profile = true;            // compiler report and disassembly for the planner
-  // Also the time per stage of each new best, from an instrumented build of its schedule: a
-  // compile and ~1 s of calls per best, which a short budget cannot spare, so off by default.
-  bool stage_times = false;
+  // The time per stage of each new best, from an instrumented build of its schedule (a compile
+  // and `stage_time_s` of calls per best): the planner weighs each strategy by the share of the
+  // time in the stages it changes. "auto": when the best computes three or more stages at the
+  // top level (one GEMM's ranking does not need it); "on"; "off".
+  std::string stage_times = "auto";
+  double stage_time_s = 0.3;
   // Measure every candidate afresh: evaluations stored by earlier runs (same candidate, task,
   // machine and threads) are not read back. The run's own still are, so a resumed run repeats
   // no measurement.

@@ -14,10 +14,19 @@
 
 namespace kf {
 
+// Stages computed at the function's top level: what the instrumented build times.
+inline int top_level_stages(const sched::Pipeline& p) {
+  int n = 0;
+  for (const auto& s : p.stages) n += s.compute.kind == sched::ComputeKind::root;
+  return n;
+}
+
 class EvidenceCache {
  public:
+  // `pipeline`: the candidate's scheduled pipeline (for stage_times "auto").
   agents::Evidence get(const Task& task, const agents::CandidateMsg& c, const RunResult& r,
-                       const MachineInfo& machine, const OptimizeOptions& o) {
+                       const sched::Pipeline& pipeline, const MachineInfo& machine,
+                       const OptimizeOptions& o) {
     auto it = cache_.find(c.key);
     if (it != cache_.end()) return it->second;
     agents::Evidence e = agents::evidence_from_result(r, c.threads);
@@ -25,13 +34,17 @@ class EvidenceCache {
       agents::ProfileOptions po;
       po.cxx = o.cxx;
       po.threads = c.threads;
-      po.stage_times = o.stage_times;
+      po.stage_times = o.stage_times == "on" ||
+                       (o.stage_times == "auto" && top_level_stages(pipeline) >= 3);
+      po.stage_time_s = o.stage_time_s;
       if (c.source.starts_with(kGeneratedHeader)) po.schedule = c.schedule;
       auto p = agents::profile_candidate(task, c.source, r, machine, po);
       if (p) {
         e.not_vectorized = p->tags.not_vectorized;
         e.faults_in_hot_path = e.faults_in_hot_path || p->tags.faults_in_hot_path;
         e.findings = p->findings;
+        if (p->stage_times.known)
+          for (const agents::StageTime& t : p->stage_times.stages) e.stage_shares[t.stage] = t.share;
       } else {
         e.findings.push_back("profile unavailable: " + p.error().message());
       }

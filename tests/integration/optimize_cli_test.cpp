@@ -390,7 +390,7 @@ TEST(OptimizeCliStageTimes, TheProfileMessagesSayWhereTheTimeGoes) {
   const fs::path db = at("db_stages");
   ProcessResult r = kforge(
       {"optimize", kTask.string(), "--budget-evals", "2", "--no-final", "--stage-times",
-       "--min-time", "0.05", "--store", db.string(), "--out", at("out_stages").string(), "-q"},
+       "on", "--min-time", "0.05", "--store", db.string(), "--out", at("out_stages").string(), "-q"},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
   auto store = open_store(db);
@@ -400,6 +400,10 @@ TEST(OptimizeCliStageTimes, TheProfileMessagesSayWhereTheTimeGoes) {
   for (const MessageRecord& m : *messages) {
     if (m.type != "Profile") continue;
     ++profiles;
+    // The planner's view: a share per top-level stage, summing to one.
+    double shares = 0;
+    for (const auto& [stage, share] : m.body["stage_shares"].items()) shares += share.get<double>();
+    EXPECT_NEAR(shares, 1.0, 1e-6) << m.body.dump();
     for (const auto& f : m.body["findings"])
       with_stage_times +=
           f.get<std::string>().rfind("time per stage (instrumented build, ", 0) == 0;

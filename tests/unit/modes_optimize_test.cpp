@@ -361,6 +361,46 @@ TEST_F(OptimizeLoop, ASmallBudgetIsNotSpentOnOneStrategysKnobs) {
   EXPECT_LE(longest, 2) << "8 evaluations: baseline and a plan leave 6, a third of that is 2";
 }
 
+// A budget below three tuning rounds defers each accepted step's knobs until the best remaining
+// plan expects less than ~1.15x (or the strategies run out): every tuning trial follows one of
+// those two announcements, never an accepted plan directly.
+TEST_F(OptimizeLoop, ASmallBudgetTunesOnlyWhenTheStrategiesLeftExpectLittle) {
+  MemoryStore s;
+  OptimizeOptions o = simulated("deferred_tuning");
+  o.budget_evals = 8;
+  o.tune_budget = 3;  // 8 < 3 * 3
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  auto r = optimize(o, s);
+  ASSERT_TRUE(r) << r.error().message();
+  int tunes = 0, plans = 0;
+  std::string cause;  // the announcement the next tuning trials follow ("" once a plan ran)
+  for (const std::string& l : lines) {
+    if (l.find("tuning the newest step's knobs first") != std::string::npos ||
+        l.find("out of strategies: tuning the whole recipe") != std::string::npos) {
+      cause = l;
+      continue;
+    }
+    if (!l.starts_with("[")) continue;
+    const bool tune = l.find("] tune ") != std::string::npos;
+    const bool plan = l.find("] plan ") != std::string::npos;
+    tunes += tune;
+    plans += plan;
+    if (tune) {
+      EXPECT_FALSE(cause.empty()) << "a tuning trial right after a plan: " << l;
+    }
+    if (plan) cause.clear();
+  }
+  EXPECT_GE(plans, 1);
+  EXPECT_LE(tunes, 8 - plans - 1);
+  // The first announcement, when there is one, names the plan's expectation.
+  for (const std::string& l : lines)
+    if (l.find("the best remaining plan expects ~") != std::string::npos) {
+      const double x = std::stod(l.substr(l.find('~') + 1));
+      EXPECT_LT(x, 1.15) << l;
+    }
+}
+
 TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   const std::vector<Step> real = steps_of(*store_, result_->run_id);
   MemoryStore s;
@@ -806,7 +846,8 @@ TEST(OptimizeOptionsJson, RoundTrip) {
   o.simulate = "a.jsonl";
   o.record = "b.jsonl";
   o.sim_latency_s = 0.25;
-  o.stage_times = true;
+  o.stage_times = "on";
+  o.stage_time_s = 0.5;
   o.remeasure = true;
   auto back = OptimizeOptions::from_json(nlohmann::json::parse(o.to_json().dump()));
   ASSERT_TRUE(back) << back.error().message();

@@ -299,6 +299,26 @@ struct LayoutChange {
   std::vector<std::string> order;  // the copy's dims, j's last
   std::string at;                  // where the copy is computed ("" = at root)
 };
+// The input such a copy would store transposed: read with s's last var j in a dimension before
+// its last and s's innermost loop, a reduction, last; and reused: some other var of s does not
+// read it (01's rows i all read the same k; a norm's x[n, d], read once, would only double its
+// traffic). An intermediate read that way (03's kn[b, j, h, c]) has no copy.
+std::optional<AccessInfo> transposable_input(const Stage& s) {
+  if (s.vars.empty() || s.loops.empty() || !s.loops.back().reduce) return std::nullopt;
+  const std::string j = s.vars.back().name, r = s.loops.back().name;
+  for (const auto& a : accesses(s.body)) {
+    if (a.kind != te::RefKind::input || a.index_vars.size() < 2 || a.index_vars.back() != r)
+      continue;
+    if (std::find(a.index_vars.begin(), a.index_vars.end() - 1, j) == a.index_vars.end() - 1)
+      continue;
+    if (std::all_of(s.vars.begin(), s.vars.end(),
+                    [&](const te::IndexVar& v) { return v.name == j || a.reads(v.name); }))
+      continue;
+    return a;
+  }
+  return std::nullopt;
+}
+
 std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
   if (!s.reduction || !computed(s) || s.is_recurrence() || s.loops.empty() || s.vars.empty())
     return std::nullopt;
@@ -310,18 +330,11 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
   // lands: copied inside it, the copy would follow it into the reader's row loop).
   if (gemm_like(s) && (!read_only_in_part(p, s) || s.compute.kind == ComputeKind::root))
     return std::nullopt;
-  const std::string j = s.vars.back().name, r = s.loops.back().name;
+  const std::string j = s.vars.back().name;
   if (s.find_loop(j) < 0 || !pure(s.loops[static_cast<size_t>(s.find_loop(j))])) return std::nullopt;
-  for (const auto& a : accesses(s.body)) {
-    if (a.kind != te::RefKind::input || a.index_vars.size() < 2 || a.index_vars.back() != r)
-      continue;
+  if (const std::optional<AccessInfo> found = transposable_input(s)) {
+    const AccessInfo& a = *found;
     auto pos = std::find(a.index_vars.begin(), a.index_vars.end() - 1, j);
-    if (pos == a.index_vars.end() - 1) continue;
-    // Worth a copy only if it is reused: some other var of s does not read the operand (01's
-    // rows i all read the same k). A norm's x[n, d], read once, would only double its traffic.
-    if (std::all_of(s.vars.begin(), s.vars.end(),
-                    [&](const te::IndexVar& v) { return v.name == j || a.reads(v.name); }))
-      continue;
     LayoutChange c;
     c.input = a.tensor;
     c.copy = fresh_stage(p, a.tensor + "_t");
@@ -352,12 +365,12 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
 }
 
 // Whether row reduction s gets change_layout's form instead of rfactor's: the copy applies now,
-// or s is a GEMM-like stage read only in part (attention's scores) still at root, which gets it
-// once fused. Fused, with no copy that applies (06's keys are gathered through the page table:
-// no transposed copy of them), its dot products get rfactor's vectors.
+// or s is a GEMM-like stage read only in part (attention's scores) still at root, with an input
+// to copy, which gets it once fused. With no copy that applies (06's keys are gathered through
+// the page table; 03's keys kn are an intermediate), its dot products get rfactor's vectors.
 bool left_to_change_layout(const Pipeline& p, const Stage& s) {
-  return layout_change(p, s) ||
-         (gemm_like(s) && read_only_in_part(p, s) && s.compute.kind == ComputeKind::root);
+  return layout_change(p, s) || (gemm_like(s) && read_only_in_part(p, s) &&
+                                 s.compute.kind == ComputeKind::root && transposable_input(s));
 }
 
 // The moves that pack the operand a register tile `acc` (computed in `host`) streams along j into
@@ -705,6 +718,8 @@ Expected<std::vector<MoveGroup>> moves_reorder_unit_stride(const Pipeline& p, co
   return g;
 }
 
+bool register_block_target(const Pipeline& p, const Stage& s);
+
 Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, const Knobs& k,
                                                          const MoveContext&) {
   const int64_t lanes = knob(k, "lanes", 16);
@@ -715,6 +730,9 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
     // (change_layout) than as a horizontal sum per element; attention's scores get that form
     // once fused into their reader's rows.
     if (left_to_change_layout(p, s)) continue;
+    // A GEMM's dot products are register_block's: each loaded vector then feeds several FMAs.
+    // As vector partial sums every load feeds one (and a transposed operand is gathered).
+    if (register_block_target(p, s)) continue;
     const std::string r = s.loops.back().name;
     const std::string ro = fresh_loop(s, r + ".vo"), ri = fresh_loop(s, r + ".vi");
     const std::string rf = fresh_stage(p, s.name + "_rf");
@@ -770,18 +788,23 @@ Expected<std::vector<MoveGroup>> moves_fuse_parallel_loops(const Pipeline& p, co
   return g;
 }
 
+// Whether register_block tiles s: GEMM-like with vectors along its column var, at root, read
+// whole (fuse_into_consumer computes just the part read), not yet tiled, with its default loops
+// (the strategy owns the stage's nest), and an output only in its own layout.
+bool register_block_target(const Pipeline& p, const Stage& s) {
+  if (!register_tileable(s) || s.compute.kind != ComputeKind::root) return false;
+  if (read_only_in_part(p, s) || accumulator_of(p, s) >= 0) return false;
+  if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) return false;
+  return tile_col_var(s) == s.vars.back().name || s.output < 0;
+}
+
 Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const Knobs& k,
                                                       const MoveContext&) {
   const int64_t mr = knob(k, "mr", 6), nr = knob(k, "nr", 32), lanes = knob(k, "lanes", 16);
   std::vector<MoveGroup> g;
   for (const Stage& s : p.stages) {
-    if (!register_tileable(s) || s.compute.kind != ComputeKind::root) continue;
-    if (read_only_in_part(p, s)) continue;  // fuse_into_consumer computes just the part read
-    if (accumulator_of(p, s) >= 0) continue;
-    // The loops must still be the default ones (this strategy owns the stage's nest).
-    if (s.loops.size() != s.vars.size() + s.loop_rvars().size() || !s.splits.empty()) continue;
+    if (!register_block_target(p, s)) continue;
     const std::string j = tile_col_var(s), i = tile_row_var(s, j);
-    if (j != s.vars.back().name && s.output >= 0) continue;  // an output's layout is fixed
     const std::string acc = fresh_stage(p, s.name + "_acc");
     MoveGroup mg{s.name, {prim(fmt::format("cache_write {} {}", s.name, acc))}};
     if (j != s.vars.back().name) {
@@ -1135,7 +1158,8 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (s.note.starts_with("cache_read of")) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
-    if (row_reduction(s) && !left_to_change_layout(p, s)) ++f.row_reductions;
+    if (row_reduction(s) && !left_to_change_layout(p, s) && !register_block_target(p, s))
+      ++f.row_reductions;
     int cost = 0;
     if (inline_row_reduction(s, &cost)) {
       ++f.inline_row_reductions;

@@ -3,8 +3,11 @@
 // strategy that has not been tried from the current best, and that has at least one legal move
 // here, becomes the plan.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "agents/builtin/brain.h"
 #include "agents/builtin/moves.h"
@@ -19,23 +22,95 @@ struct Proposal {
   std::string why;
 };
 
-// Whether the strategy has at least one move group that applies to this pipeline.
-bool applicable(const std::string& id, const sched::Pipeline& p, const MoveContext& ctx) {
+// The stages computed at the top level whose time includes stage `i`'s: itself, the stage it is
+// computed in (transitively), or for an inlined stage its readers'.
+void top_level_hosts(const sched::Pipeline& p, int i, std::set<std::string>& out, int depth = 0) {
+  if (i < 0 || depth > static_cast<int>(p.stages.size())) return;
+  const sched::Stage& s = p.stages[static_cast<size_t>(i)];
+  if (s.compute.kind == sched::ComputeKind::root) {
+    out.insert(s.name);
+  } else if (s.compute.kind == sched::ComputeKind::at) {
+    top_level_hosts(p, p.find(s.compute.stage), out, depth + 1);
+  } else {
+    for (int r : p.readers(i)) top_level_hosts(p, r, out, depth + 1);
+  }
+}
+
+// Whether stage `name` is a copy-out: its results are accumulated by a cache_write stage
+// computed inside it, where the time its timer measures is spent.
+bool copy_out(const sched::Pipeline& p, const std::string& name, const std::set<std::string>& named) {
+  for (const auto& c : p.stages)
+    if (c.note == "cache_write of " + name && c.compute.kind == sched::ComputeKind::at &&
+        c.compute.stage == name && !named.count(c.name))
+      return true;
+  return false;
+}
+
+// The move groups of the strategy that apply to this pipeline, as the top-level stages whose
+// time they change (the stages their primitives name, placed where they are computed). Empty:
+// the strategy does not apply here. `light`: stages named only for their copy-out loops (04's
+// s after accumulate_locally: its timer counts the accumulator's dot products computed inside
+// it, which vectorizing the copy does not touch).
+std::set<std::string> touched_stages(const std::string& id, const sched::Pipeline& p,
+                                     const MoveContext& ctx, std::set<std::string>* light) {
+  std::set<std::string> touched;
   const Strategy* s = find_strategy(id);
-  if (!s || !s->moves) return false;
+  if (!s || !s->moves) return touched;
   auto groups = s->moves(p, s->default_knobs(), ctx);
-  if (!groups) return false;
+  if (!groups) return touched;
+  // Applied in turn as the recipe applies them: a group may need the ones before it (01's
+  // scores fuse into o's rows once the softmax stages reading them are there).
+  sched::Pipeline work = p;
   for (const MoveGroup& g : *groups) {
-    sched::Pipeline trial = p;
+    sched::Pipeline trial = work;
     bool ok = true;
     for (const auto& m : g.moves)
       if (!sched::apply_primitive(trial, m).ok()) {
         ok = false;
         break;
       }
-    if (ok) return true;
+    if (!ok) continue;
+    work = std::move(trial);
+    std::set<std::string> named{g.target};
+    // Each primitive's target (STAGE or STAGE.LOOP), and the stage a compute_at places it in or
+    // a cache_read copies for; other arguments are new names or numbers.
+    for (const auto& m : g.moves) {
+      const bool second = m.kind == sched::PrimitiveKind::compute_at ||
+                          m.kind == sched::PrimitiveKind::cache_read;
+      for (size_t a = 0; a < m.args.size() && a < (second ? 2u : 1u); ++a)
+        named.insert(m.args[a].substr(0, m.args[a].find('.')));
+    }
+    const size_t before = touched.size() + light->size();
+    for (const auto& n : named) {
+      if (copy_out(p, n, named))
+        light->insert(n);
+      else
+        top_level_hosts(p, p.find(n), touched);
+    }
+    if (touched.size() + light->size() == before) touched.insert(g.target);  // stages it creates
   }
-  return false;
+  return touched;
+}
+
+// Amdahl's law over the measured time per stage: a strategy expected to speed the stages it
+// changes by `gain` speeds the kernel by 1 / ((1 - f) + f / gain), f their share of the time.
+// 03's scores (78% of the time once its projections are register tiles) come before the
+// vectors of its small elementwise stages. Unweighted when no stage it changes was timed.
+double weighed(double gain, const std::set<std::string>& touched, const std::set<std::string>& light,
+               const std::map<std::string, double>& shares, double* share) {
+  double f = 0;
+  bool timed = false;
+  for (const auto& t : light) timed |= shares.count(t) > 0;  // a copy: ~none of its time
+  for (const auto& t : touched) {
+    auto it = shares.find(t);
+    if (it == shares.end()) continue;
+    timed = true;
+    f += it->second;
+  }
+  if (!timed) return gain;
+  f = std::clamp(f, 0.0, 1.0);
+  *share = f;
+  return 1.0 / ((1.0 - f) + f / std::max(gain, 1e-9));
 }
 
 std::string describe(const Evidence& e) {
@@ -238,11 +313,27 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   std::stable_sort(props.begin(), props.end(),
                    [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });
   std::vector<Proposal> ok;
-  for (const Proposal& p : props) {
+  for (Proposal p : props) {
     if (in.tried.count(p.strategy)) continue;
-    if (!applicable(p.strategy, *in.pipeline, in.ctx)) continue;
+    std::set<std::string> light;
+    std::set<std::string> touched = touched_stages(p.strategy, *in.pipeline, in.ctx, &light);
+    if (touched.empty() && light.empty()) continue;
+    for (const auto& l : light) touched.erase(l);
+    double share = -1;
+    const double overall = weighed(p.expected, touched, light, e.stage_shares, &share);
+    if (share >= 0) {
+      p.why += fmt::format("; {:.0f}% of the time is in the stages it changes ({}), so ~{:.1f}x "
+                           "there is ~{:.2f}x overall",
+                           100 * share, fmt::join(touched, ", "), p.expected, overall);
+      if (!light.empty())
+        p.why += fmt::format(" ({} only in the copy-out loops, not their accumulators)",
+                             fmt::join(light, ", "));
+      p.expected = overall;
+    }
     ok.push_back(p);
   }
+  std::stable_sort(ok.begin(), ok.end(),
+                   [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });
   if (ok.empty()) {
     plan.strategy = "stop";
     plan.why = "every strategy the rules suggest was tried from this best or does not apply";
