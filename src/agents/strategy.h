@@ -44,6 +44,10 @@ struct Knob {
 struct MoveGroup {
   std::string target;  // the stage, for messages
   std::vector<sched::Primitive> moves;
+  // The moves change where the work runs, not how much of it there is (a producer fused at its
+  // reader's outermost loop computes its whole slice per iteration): the planner expects
+  // locality's gain from them, not the strategy's.
+  bool locality_only = false;
 };
 
 // What a mechanical form may know besides the pipeline: the machine and the thread count.

@@ -545,6 +545,34 @@ TEST_F(Tasks, FuseIntoConsumerLeavesAGemmTileAtRootAndFusesTheSoftmaxRows) {
             "ok");
 }
 
+TEST_F(Tasks, FuseIntoConsumerNeverComputesAProducerAgainPerRow) {
+  // 03 with its projections register-tiled: y's tile accumulator (computed at y.s.o, inside the
+  // column tiles e.o) reads att[b, s, h, c], which no column reads on its own, and att reads the
+  // value projection vv[b, j, h, c] and the rotated keys kr[b, j, r] over every key j <= i. The
+  // attention chain went to y.s.o (the accumulator's loop) and was computed again for every
+  // column tile and, for vv and kr, every block of six rows: the candidate ran past the time
+  // limit, twice per run. Now only loops whose iterations read their own part of a stage (through
+  // the vars the host fixes in its readers) take it: the batch loop.
+  const Task mla = testing::task_at("bench/jaxbench/03_mla_attention");
+  const Lines tiles = propose("register_block", default_pipeline(mla));
+  // vv is read over prefixes of the keys that together cover all of it: no fusion computes
+  // less of it, so it is a register tile like the other projections.
+  EXPECT_TRUE(std::any_of(tiles.begin(), tiles.end(),
+                          [](const std::string& l) { return l.starts_with("vv: cache_write vv"); }))
+      << fmt::format("{}", fmt::join(tiles, "\n"));
+  const std::string blocked = schedule_text(tiles);
+  const Lines g = propose("fuse_into_consumer", scheduled(mla, blocked));
+  for (const char* chain : {"att: compute_at att y.b", "sc_r: compute_at sc_r y.b",
+                            "kr: compute_at kr y.b"})
+    EXPECT_TRUE(std::find(g.begin(), g.end(), chain) != g.end())
+        << chain << " in\n" << fmt::format("{}", fmt::join(g, "\n"));
+  for (const std::string& l : g) EXPECT_EQ(l.find("y.s.o"), std::string::npos) << l;
+  // Where the reads do move with the host's loop, the stage still follows it: qa's row sum of
+  // squares per row s.
+  EXPECT_TRUE(std::find(g.begin(), g.end(), "qa_r: compute_at qa_r qa.s") != g.end());
+  EXPECT_EQ(testing::lower_and_judge(mla, blocked + schedule_text(g)), "ok");
+}
+
 TEST_F(Tasks, FuseIntoConsumerLandsTheChainInTheRowLoop) {
   EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(*rmsnorm_)),
             (Lines{"ms: compute_at ms y.n", "ms_r: compute_at ms_r y.n"}));

@@ -410,10 +410,11 @@ TEST(BuiltinPlanner, TimePerStageWeighsTheProposals) {
                     {"ck", 0.02},   {"qn", 0.02},    {"vv", 0.02}};
   p = s.plan(e);
   EXPECT_EQ(p.strategy, "rfactor_reduction") << p.why;
-  // 4x on sc_r + sc_r2 and vv (80%; untimed stages count 0): 1 / (1 - f + f / 4) = 2.5.
+  // 4x on sc_r + sc_r2 (78%; untimed stages count 0): 1 / (1 - f + f / 4) = 2.4. (vv, a GEMM
+  // read whole, is the register tile's.)
   EXPECT_GT(p.expected_speedup, 2.3);
   EXPECT_LT(p.expected_speedup, 2.6);
-  EXPECT_NE(p.why.find("of the time is in the stages it changes (ckv_r, den, m, qa_r, sc_r, sc_r2, vv)"),
+  EXPECT_NE(p.why.find("of the time is in the stages it changes (ckv_r, den, m, qa_r, sc_r, sc_r2)"),
             std::string::npos)
       << p.why;
   // vectorize_inner's stages (att, pe, qr, sc, ...) hold a few percent: ~1.1x overall.

@@ -474,22 +474,31 @@ bool rereads(const Stage& c, const te::Expr& e, const std::string& name,
 }
 
 // Whether e (part of stage c's definition) reads stage `name` inside a reduction whose range
-// moves with one of c's own variables (j in 0..i + 1: causal; i - W + 1..i + 1: a window).
+// moves with one of c's own variables (j in 0..i + 1: causal; i - W + 1..i + 1: a window), at an
+// index that is that variable: then each value of it reads its own part (01's s[b, h, i, j] in
+// the row max over j <= i). 03's att reads the value projection vv[b, j, h, c] over j <= i, but
+// no index is i: every row reads a prefix of the same keys, and all rows together read all of
+// vv (computed per row, it would be computed again for each).
 bool read_in_moving_range(const Stage& c, const te::Expr& e, const std::string& name,
-                          bool moving) {
+                          std::set<std::string> movers) {
   if (e.kind == te::ExprKind::reduce)
     for (int rv : e.rvars) {
       const te::IndexVar& r = c.reduce_vars[static_cast<size_t>(rv)];
       for (const te::Expr* bound : {&r.lo, &r.hi})
         te::visit(*bound, [&](const te::Expr& n) {
           if (n.kind == te::ExprKind::name)
-            for (const auto& v : c.vars) moving |= n.name == v.name;
+            for (const auto& v : c.vars)
+              if (n.name == v.name) movers.insert(v.name);
         });
     }
-  if (moving && e.kind == te::ExprKind::access && e.ref.kind == te::RefKind::stage && e.name == name)
-    return true;
+  if (!movers.empty() && e.kind == te::ExprKind::access && e.ref.kind == te::RefKind::stage &&
+      e.name == name) {
+    for (size_t d = 0; d < e.index_count(); ++d)
+      if (e.args[d].kind == te::ExprKind::name && movers.count(e.args[d].name)) return true;
+    return false;
+  }
   for (const auto& a : e.args)
-    if (read_in_moving_range(c, a, name, moving)) return true;
+    if (read_in_moving_range(c, a, name, movers)) return true;
   return false;
 }
 
@@ -526,7 +535,7 @@ bool read_only_in_part(const Pipeline& p, const Stage& s) {
   if (readers.empty()) return false;
   for (int r : readers) {
     const Stage& c = p.stages[static_cast<size_t>(r)];
-    if (read_in_moving_range(c, c.body, s.name, false)) continue;
+    if (read_in_moving_range(c, c.body, s.name, {})) continue;
     // Through an elementwise reader (01's s = s_r / sqrt(D), read by the row max over j <= i).
     if (!c.reduction && read_only_in_part(p, c)) continue;
     return false;
@@ -609,6 +618,71 @@ bool may_walk_dims(const te::Expr& e, const Stage& s, const std::set<std::string
   return walks || !found;
 }
 
+// For each stage computed inside `host` (through compute_at chains), its pure vars that the
+// host's variables `vars` fix, each with the host var that fixes it: the host reads the stage (or
+// a stage that reads it) at a plain index of a fixed var. 03's y computes att at y.s.o and reads
+// att[b, s, h, c]: att's i is fixed by y's s, b by b. A var read at different values in two
+// places is not fixed.
+std::map<std::string, std::map<std::string, std::string>> fixed_vars(
+    const Pipeline& p, const Stage& host, const std::set<std::string>& vars) {
+  std::map<std::string, std::map<std::string, std::string>> fixed;
+  std::map<std::string, bool> seen;
+  for (const auto& v : vars) fixed[host.name][v] = v;
+  const int hi = p.find(host.name);
+  // Readers come after what they read: from the host down the program order, reversed.
+  for (int xi = static_cast<int>(p.stages.size()) - 1; xi >= 0; --xi) {
+    const Stage& x = p.stages[static_cast<size_t>(xi)];
+    if (xi != hi && sched::root_host(p, xi) != hi) continue;
+    if (xi != hi && !seen[x.name]) continue;  // not read by anything inside the host yet
+    const std::map<std::string, std::string> fx = fixed[x.name];
+    te::visit(x.body, [&](const te::Expr& e) {
+      if (e.kind != te::ExprKind::access || e.ref.kind != te::RefKind::stage) return;
+      const int yi = p.find(e.name);
+      if (yi < 0 || yi == hi || sched::root_host(p, yi) != hi) return;
+      const Stage& y = p.stages[static_cast<size_t>(yi)];
+      std::map<std::string, std::string> fy;
+      for (size_t d = 0; d < e.index_count() && d < y.vars.size(); ++d) {
+        const te::Expr& a = e.args[d];
+        if (a.kind != te::ExprKind::name || a.ref.kind != te::RefKind::index_var) continue;
+        auto it = fx.find(a.name);
+        if (it != fx.end()) fy[y.vars[d].name] = it->second;
+      }
+      if (!seen[y.name]) {
+        fixed[y.name] = fy;
+        seen[y.name] = true;
+        return;
+      }
+      std::map<std::string, std::string> both;  // fixed by every read
+      for (const auto& [v, o] : fixed[y.name])
+        if (fy.count(v) && fy.at(v) == o) both[v] = o;
+      fixed[y.name] = both;
+    });
+  }
+  return fixed;
+}
+
+// Whether each iteration of the host's loops over `vars` reads its own part of s (s computed
+// there is never computed twice): every consumer of s reads it at plain indices of the vars the
+// host fixes in it, and each host var fixes one. Without it, 03's value projection vv, read by
+// att over all keys j <= i, went into the rows of y's register tile with att and was computed
+// again for every block of six rows (the candidate timed out).
+bool reads_own_part(const Pipeline& p, const Stage& host, const Stage& s,
+                    const std::set<std::string>& vars) {
+  const auto fixed = fixed_vars(p, host, vars);
+  for (int ci : p.consumers(p.find(s.name))) {
+    const Stage& c = p.stages[static_cast<size_t>(ci)];
+    auto it = fixed.find(c.name);
+    if (it == fixed.end()) return false;
+    std::set<std::string> cvars, origins;
+    for (const auto& [v, o] : it->second) {
+      cvars.insert(v);
+      origins.insert(o);
+    }
+    if (origins.size() != vars.size() || !indexed_by_all(c.body, s.name, cvars)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, const Knobs&,
@@ -657,12 +731,12 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     size_t depth = 0;
     std::set<std::string> vars = sched::loop_roots(hs, loops[0]);
     if (tiled && may_walk_dims(hs.body, s, tiled_dims, vars)) continue;
-    if (!tiled && indexed_by_all(hs.body, s.name, vars))
+    if (!tiled && reads_own_part(work, hs, s, vars))
       while (depth + 2 < loops.size() &&
              hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
         std::set<std::string> next = vars;
         next.merge(sched::loop_roots(hs, loops[depth + 1]));
-        if (!indexed_by_all(hs.body, s.name, next)) break;
+        if (!reads_own_part(work, hs, s, next)) break;
         vars = std::move(next);
         ++depth;
       }
@@ -674,6 +748,9 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
       if (a >= 0 && b > a) loop = at;
     }
     MoveGroup mg{s.name, {prim("compute_at " + s.name + " " + ref(hs, loop))}};
+    // At the host's outermost loop each iteration computes s's whole slice: locality only
+    // (16's chunk states at y.b; 03's attention chain at y.b).
+    mg.locality_only = loop == loops[0];
     if (sched::apply_primitive(work, mg.moves[0]).ok()) g.push_back(std::move(mg));
   }
   return g;

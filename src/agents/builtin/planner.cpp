@@ -52,7 +52,8 @@ bool copy_out(const sched::Pipeline& p, const std::string& name, const std::set<
 // s after accumulate_locally: its timer counts the accumulator's dot products computed inside
 // it, which vectorizing the copy does not touch).
 std::set<std::string> touched_stages(const std::string& id, const sched::Pipeline& p,
-                                     const MoveContext& ctx, std::set<std::string>* light) {
+                                     const MoveContext& ctx, std::set<std::string>* light,
+                                     std::set<std::string>* locality) {
   std::set<std::string> touched;
   const Strategy* s = find_strategy(id);
   if (!s || !s->moves) return touched;
@@ -80,14 +81,19 @@ std::set<std::string> touched_stages(const std::string& id, const sched::Pipelin
       for (size_t a = 0; a < m.args.size() && a < (second ? 2u : 1u); ++a)
         named.insert(m.args[a].substr(0, m.args[a].find('.')));
     }
-    const size_t before = touched.size() + light->size();
+    std::set<std::string> hosts;
     for (const auto& n : named) {
       if (copy_out(p, n, named))
         light->insert(n);
       else
-        top_level_hosts(p, p.find(n), touched);
+        top_level_hosts(p, p.find(n), hosts);
     }
-    if (touched.size() + light->size() == before) touched.insert(g.target);  // stages it creates
+    if (hosts.empty() && light->empty()) hosts.insert(g.target);  // stages it creates
+    for (const auto& h : hosts) {
+      if (g.locality_only && !touched.count(h)) locality->insert(h);
+      if (!g.locality_only) locality->erase(h);
+      touched.insert(h);
+    }
   }
   return touched;
 }
@@ -96,21 +102,24 @@ std::set<std::string> touched_stages(const std::string& id, const sched::Pipelin
 // changes by `gain` speeds the kernel by 1 / ((1 - f) + f / gain), f their share of the time.
 // 03's scores (78% of the time once its projections are register tiles) come before the
 // vectors of its small elementwise stages. Unweighted when no stage it changes was timed.
-double weighed(double gain, const std::set<std::string>& touched, const std::set<std::string>& light,
+// Stages in `locality` (moved, their work the same) expect `locality_gain` instead.
+double weighed(double gain, double locality_gain, const std::set<std::string>& touched,
+               const std::set<std::string>& light, const std::set<std::string>& locality,
                const std::map<std::string, double>& shares, double* share) {
-  double f = 0;
+  double f = 0, left = 1;
   bool timed = false;
   for (const auto& t : light) timed |= shares.count(t) > 0;  // a copy: ~none of its time
   for (const auto& t : touched) {
     auto it = shares.find(t);
     if (it == shares.end()) continue;
     timed = true;
-    f += it->second;
+    const double fi = std::clamp(it->second, 0.0, 1.0);
+    f += fi;
+    left -= fi - fi / std::max(locality.count(t) ? std::min(gain, locality_gain) : gain, 1e-9);
   }
   if (!timed) return gain;
-  f = std::clamp(f, 0.0, 1.0);
-  *share = f;
-  return 1.0 / ((1.0 - f) + f / std::max(gain, 1e-9));
+  *share = std::clamp(f, 0.0, 1.0);
+  return 1.0 / std::max(left, 1e-9);
 }
 
 std::string describe(const Evidence& e) {
@@ -315,12 +324,16 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   std::vector<Proposal> ok;
   for (Proposal p : props) {
     if (in.tried.count(p.strategy)) continue;
-    std::set<std::string> light;
-    std::set<std::string> touched = touched_stages(p.strategy, *in.pipeline, in.ctx, &light);
+    std::set<std::string> light, locality;
+    std::set<std::string> touched =
+        touched_stages(p.strategy, *in.pipeline, in.ctx, &light, &locality);
     if (touched.empty() && light.empty()) continue;
     for (const auto& l : light) touched.erase(l);
     double share = -1;
-    const double overall = weighed(p.expected, touched, light, e.stage_shares, &share);
+    // Moved whole, a stage gains what locality gives: little compute-bound, more memory-bound.
+    const double locality_gain = memory ? 2.0 : 1.2;
+    const double overall =
+        weighed(p.expected, locality_gain, touched, light, locality, e.stage_shares, &share);
     if (share >= 0) {
       p.why += fmt::format("; {:.0f}% of the time is in the stages it changes ({}), so ~{:.1f}x "
                            "there is ~{:.2f}x overall",
@@ -328,6 +341,9 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
       if (!light.empty())
         p.why += fmt::format(" ({} only in the copy-out loops, not their accumulators)",
                              fmt::join(light, ", "));
+      if (!locality.empty())
+        p.why += fmt::format(" ({} moved whole, for locality only: ~{:.1f}x)",
+                             fmt::join(locality, ", "), std::min(p.expected, locality_gain));
       p.expected = overall;
     }
     ok.push_back(p);
