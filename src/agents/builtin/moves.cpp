@@ -731,7 +731,10 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     size_t depth = 0;
     std::set<std::string> vars = sched::loop_roots(hs, loops[0]);
     if (tiled && may_walk_dims(hs.body, s, tiled_dims, vars)) continue;
-    if (!tiled && reads_own_part(work, hs, s, vars))
+    // Not even the outermost loop's iterations read their own parts (31's column mean mu[o], read
+    // by v[b, o] in y's rows b): computed there, s would be computed again per iteration.
+    if (!tiled && !reads_own_part(work, hs, s, vars)) continue;
+    if (!tiled)
       while (depth + 2 < loops.size() &&
              hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
         std::set<std::string> next = vars;
@@ -748,8 +751,8 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
       if (a >= 0 && b > a) loop = at;
     }
     MoveGroup mg{s.name, {prim("compute_at " + s.name + " " + ref(hs, loop))}};
-    // At the host's outermost loop each iteration computes s's whole slice: locality only
-    // (16's chunk states at y.b; 03's attention chain at y.b).
+    // At the host's outermost loop each iteration computes its own slice of s: the work is the
+    // same as at root, only its place changes (16's chunk states at y.b; 03's attention at y.b).
     mg.locality_only = loop == loops[0];
     if (sched::apply_primitive(work, mg.moves[0]).ok()) g.push_back(std::move(mg));
   }
