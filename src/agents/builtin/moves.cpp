@@ -751,9 +751,10 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
       if (a >= 0 && b > a) loop = at;
     }
     MoveGroup mg{s.name, {prim("compute_at " + s.name + " " + ref(hs, loop))}};
-    // At the host's outermost loop each iteration computes its own slice of s: the work is the
-    // same as at root, only its place changes (16's chunk states at y.b; 03's attention at y.b).
-    mg.locality_only = loop == loops[0];
+    // Only a stage read in part (causal scores) computes less once fused, and only below the
+    // host's outermost loop; otherwise the work is the same as at root, in another place (16's
+    // chunk states at y.b, its y_r2 read whole at y.h; 03's attention at y.b).
+    mg.locality_only = loop == loops[0] || !read_only_in_part(work, s);
     if (sched::apply_primitive(work, mg.moves[0]).ok()) g.push_back(std::move(mg));
   }
   return g;

@@ -82,13 +82,14 @@ std::set<std::string> touched_stages(const std::string& id, const sched::Pipelin
         named.insert(m.args[a].substr(0, m.args[a].find('.')));
     }
     std::set<std::string> hosts;
+    const size_t light_before = light->size();
     for (const auto& n : named) {
       if (copy_out(p, n, named))
         light->insert(n);
       else
         top_level_hosts(p, p.find(n), hosts);
     }
-    if (hosts.empty() && light->empty()) hosts.insert(g.target);  // stages it creates
+    if (hosts.empty() && light->size() == light_before) hosts.insert(g.target);  // new stages
     for (const auto& h : hosts) {
       if (g.locality_only && !touched.count(h)) locality->insert(h);
       if (!g.locality_only) locality->erase(h);
