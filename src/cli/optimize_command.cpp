@@ -23,7 +23,7 @@ struct OptimizeArgs {
   int tune_budget = 8;
   double stop_at = OptimizeOptions{}.stop_fraction;
   bool no_final = false, no_profile = false, remeasure = false;
-  std::string stage_times = "auto";
+  std::string stage_times = OptimizeOptions{}.stage_times;
   bool quiet = false;
 };
 

@@ -80,6 +80,13 @@ class Loop {
   // One tuning pass over the best recipe's knobs within `budget` evaluations; true when it
   // found a faster recipe (which is then the best).
   Expected<bool> tune_best(int budget, agents::TuneScope scope);
+  // The newest recipe step's knobs, with at most a third of what is left: a small budget spent
+  // on one strategy's knobs would leave none for the strategies after it (on attention, the
+  // P @ V stage's vectorization came after the scores' tile).
+  Expected<bool> tune_newest_step() {
+    return tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
+                     agents::TuneScope::newest_step);
+  }
 
   OptimizeOptions o_;
   Store& store_;
@@ -388,8 +395,7 @@ Expected<OptimizeResult> Loop::run() {
       tune_pending = false;
       say(fmt::format("  the best remaining plan expects ~{:.2f}x: tuning the newest step's knobs first",
                       plan.expected_speedup));
-      auto tuned = tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
-                             agents::TuneScope::newest_step);
+      auto tuned = tune_newest_step();
       if (!tuned) return tuned.error();
       if (*tuned) {
         tried.clear();
@@ -479,16 +485,13 @@ Expected<OptimizeResult> Loop::run() {
     best_result_ = *r;
     tried.clear();
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
-    // Tune the knobs of the recipe that just won, with at most a third of what is left: a small
-    // budget spent on one strategy's knobs would leave none for the strategies after it (on
-    // attention, the P @ V stage's vectorization came after the scores' tile). Below three
-    // tuning rounds of budget, only once the strategies left expect little (kTuneWhenBelow).
+    // Tune the knobs of the recipe that just won; below three tuning rounds of budget, only
+    // once the strategies left expect little (kTuneWhenBelow).
     if (o_.budget_evals < 3 * o_.tune_budget) {
       tune_pending = true;
       continue;
     }
-    auto tuned = tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
-                           agents::TuneScope::newest_step);
+    auto tuned = tune_newest_step();
     if (!tuned) return tuned.error();
   }
   if (!budget_left() && stop_reason == "budget spent")

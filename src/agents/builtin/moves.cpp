@@ -625,16 +625,16 @@ bool may_walk_dims(const te::Expr& e, const Stage& s, const std::set<std::string
 // places is not fixed.
 std::map<std::string, std::map<std::string, std::string>> fixed_vars(
     const Pipeline& p, const Stage& host, const std::set<std::string>& vars) {
-  std::map<std::string, std::map<std::string, std::string>> fixed;
-  std::map<std::string, bool> seen;
-  for (const auto& v : vars) fixed[host.name][v] = v;
+  std::map<std::string, std::map<std::string, std::string>> fixed;  // the host, stages read so far
+  auto& own = fixed[host.name];
+  for (const auto& v : vars) own[v] = v;
   const int hi = p.find(host.name);
   // Readers come after what they read: from the host down the program order, reversed.
   for (int xi = static_cast<int>(p.stages.size()) - 1; xi >= 0; --xi) {
     const Stage& x = p.stages[static_cast<size_t>(xi)];
     if (xi != hi && sched::root_host(p, xi) != hi) continue;
-    if (xi != hi && !seen[x.name]) continue;  // not read by anything inside the host yet
-    const std::map<std::string, std::string> fx = fixed[x.name];
+    if (!fixed.count(x.name)) continue;  // not read by anything inside the host
+    const std::map<std::string, std::string> fx = fixed.at(x.name);
     te::visit(x.body, [&](const te::Expr& e) {
       if (e.kind != te::ExprKind::access || e.ref.kind != te::RefKind::stage) return;
       const int yi = p.find(e.name);
@@ -647,15 +647,12 @@ std::map<std::string, std::map<std::string, std::string>> fixed_vars(
         auto it = fx.find(a.name);
         if (it != fx.end()) fy[y.vars[d].name] = it->second;
       }
-      if (!seen[y.name]) {
-        fixed[y.name] = fy;
-        seen[y.name] = true;
-        return;
-      }
+      auto [it, first] = fixed.try_emplace(y.name, fy);
+      if (first) return;
       std::map<std::string, std::string> both;  // fixed by every read
-      for (const auto& [v, o] : fixed[y.name])
+      for (const auto& [v, o] : it->second)
         if (fy.count(v) && fy.at(v) == o) both[v] = o;
-      fixed[y.name] = both;
+      it->second = std::move(both);
     });
   }
   return fixed;
