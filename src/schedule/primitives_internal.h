@@ -61,6 +61,7 @@ Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 Status apply_reciprocal(Pipeline& p, const Primitive& prim);  // reciprocal.cpp
 Status apply_hoist(Pipeline& p, const Primitive& prim);       // hoist.cpp
 Status apply_approximate(Pipeline& p, const Primitive& prim);  // approximate.cpp
+Status apply_phase_split(Pipeline& p, const Primitive& prim);  // phase_split.cpp
 
 // A name for a new stage: fails if taken by a stage or a tensor of the task.
 Status check_new_stage_name(const Pipeline& p, const std::string& name);

@@ -67,6 +67,8 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::align_storage, "align_storage", {A::name, A::integer}, 1, false,
        "align_storage STAGE [ELEMENTS]"},
       {PrimitiveKind::hoist_gathers, "hoist_gathers", {A::name}, 0, false, "hoist_gathers STAGE"},
+      {PrimitiveKind::phase_split, "phase_split", {A::name, A::name}, 0, false,
+       "phase_split STAGE NEW"},
   };
   return table;
 }

@@ -1,0 +1,431 @@
+// The `phase_split S NEW` primitive: the phase (sub-pixel) decomposition of a strided transposed
+// convolution. A reduction whose taps only count where `(o + P - r) % s == 0` (o an output var,
+// r a reduction var, P >= 0 and s >= 2 constants) and whose input is read at `(o + P - r) / s`
+// spends s - 1 of every s iterations of r on a zero, and divides, takes a modulo and tests
+// bounds on every tap. Writing o = s*q + p (p the phase) and r = s*t + ((p + P) % s) leaves only
+// the taps that count, each reading the input at q - t + (p + P) / s: plain convolutions, one per
+// phase combination, with unit-stride reads along q.
+//
+//   z_r[n, k, od, oh, ow] = sum(c, a, b, e: select((od + 1 - a) % 2 == 0 && ..., x[n, c,
+//       (od + 1 - a) / 2, ...] else 0, 0) * weight[c, k, a, b, e])
+//   phase_split z_r zp  ->
+//   zp_in[n, c, od_x, oh_x, ow_x] = x[n, c, od_x - S, ...] else 0     (a zero-padded copy)
+//   zp_w[c, k, a_w, b_w, e_w]      = weight[c, k, a_w, b_w, e_w] else 0  (taps padded to s*T)
+//   zp[od_p, oh_p, ow_p, n, k, od_q, oh_q, ow_q] = sum(c, a_t, b_t, e_t:
+//       zp_in[n, c, od_q - a_t + (od_p + 1) / 2 + S, ...] * zp_w[c, k, 2 * a_t + (od_p + 1) % 2, ...])
+//   z_r[n, k, od, oh, ow] = zp[od % 2, oh % 2, ow % 2, n, k, od / 2, oh / 2, ow / 2]
+//
+// with T = ceildiv(R, s) taps per phase and S = T - 1 - P / s the padding that keeps every read
+// of the copy in range, so the new stage has no guards at all (a register tile over k x ow_q is a
+// plain direct convolution). The padded copies cost one pass over the input and the weights; the
+// phases' points past the output (od_q * 2 + od_p >= OD when OD is odd) are computed and never
+// read. Requirements: S a sum reduction at root with its default loops, its body a product
+// whose one select factor is exactly such a conjunction guarding an input read with `else 0`,
+// and one other factor, a read of a tensor indexed by the decomposed reduction vars as plain
+// indices; every other index plain and within its tensor.
+#include <map>
+#include <vector>
+
+#include "schedule/primitives_internal.h"
+#include "schedule/te_util.h"
+
+namespace kf::sched::detail {
+namespace {
+
+using te::Expr;
+using te::ExprKind;
+using te::Op;
+using te::RefKind;
+
+// One decomposed pair: output var `o` (index into S.vars), reduction var `r` (into
+// S.reduce_vars), offset P and stride s of the guard (o + P - r) % s == 0.
+struct Phase {
+  int o = -1, r = -1;
+  int64_t offset = 0, stride = 0;
+  bool read = false;  // the guarded input reads (o + P - r) / s in some index
+};
+
+bool is_int(const Expr& e, int64_t v) {
+  return e.kind == ExprKind::number && e.type == te::ValueType::i64 && e.number == static_cast<double>(v);
+}
+
+// e as sum(coef * var) + constant over index and reduction vars; false for anything else.
+bool linear(const Expr& e, std::map<std::pair<RefKind, int>, int64_t>& coef, int64_t& c, int64_t sign) {
+  if (e.kind == ExprKind::number && e.type == te::ValueType::i64) {
+    c += sign * static_cast<int64_t>(e.number);
+    return true;
+  }
+  if (e.kind == ExprKind::name && (e.ref.kind == RefKind::index_var || e.ref.kind == RefKind::reduce_var)) {
+    coef[{e.ref.kind, e.ref.index}] += sign;
+    return true;
+  }
+  if (e.kind != ExprKind::call) return false;
+  if (e.op == Op::add) return linear(e.args[0], coef, c, sign) && linear(e.args[1], coef, c, sign);
+  if (e.op == Op::sub) return linear(e.args[0], coef, c, sign) && linear(e.args[1], coef, c, -sign);
+  if (e.op == Op::neg) return linear(e.args[0], coef, c, -sign);
+  return false;
+}
+
+// The pair guarded by `(o + P - r) % s == 0`, if e is such a conjunct.
+std::optional<Phase> congruence(const Expr& e) {
+  if (e.kind != ExprKind::call || e.op != Op::eq || !is_int(e.args[1], 0)) return std::nullopt;
+  const Expr& m = e.args[0];
+  if (m.kind != ExprKind::call || m.op != Op::mod) return std::nullopt;
+  const auto s = const_int(m.args[1]);
+  std::map<std::pair<RefKind, int>, int64_t> coef;
+  int64_t c = 0;
+  if (!s || *s < 2 || !linear(m.args[0], coef, c, 1) || c < 0) return std::nullopt;
+  Phase ph;
+  ph.offset = c;
+  ph.stride = *s;
+  for (const auto& [var, k] : coef) {
+    if (k == 0) continue;
+    if (var.first == RefKind::index_var && k == 1 && ph.o < 0) ph.o = var.second;
+    else if (var.first == RefKind::reduce_var && k == -1 && ph.r < 0) ph.r = var.second;
+    else return std::nullopt;
+  }
+  if (ph.o < 0 || ph.r < 0) return std::nullopt;
+  return ph;
+}
+
+// Whether e is `(o + P - r) / s` for phase ph.
+bool phase_index(const Expr& e, const Phase& ph) {
+  if (e.kind != ExprKind::call || e.op != Op::div || const_int(e.args[1]) != ph.stride) return false;
+  std::map<std::pair<RefKind, int>, int64_t> coef;
+  int64_t c = 0;
+  if (!linear(e.args[0], coef, c, 1) || c != ph.offset) return false;
+  for (const auto& [var, k] : coef) {
+    if (k == 0) continue;
+    const bool o = var == std::pair{RefKind::index_var, ph.o} && k == 1;
+    const bool r = var == std::pair{RefKind::reduce_var, ph.r} && k == -1;
+    if (!o && !r) return false;
+  }
+  return coef[{RefKind::index_var, ph.o}] == 1 && coef[{RefKind::reduce_var, ph.r}] == -1;
+}
+
+void flatten(const Expr& e, std::vector<Expr>& out) {
+  if (e.kind == ExprKind::call && e.op == Op::mul && e.type == te::ValueType::f64) {
+    flatten(e.args[0], out);
+    flatten(e.args[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+void conjuncts(const Expr& e, std::vector<Expr>& out) {
+  if (e.kind == ExprKind::call && e.op == Op::logical_and) {
+    conjuncts(e.args[0], out);
+    conjuncts(e.args[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+// The extents of the tensor an access reads (an input's shape, a stage's ranges).
+std::vector<Expr> extents_of(const Pipeline& p, const Expr& access) {
+  std::vector<Expr> ext;
+  if (access.ref.kind == RefKind::input) {
+    for (const Formula& f : p.task->inputs[static_cast<size_t>(access.ref.index)].shape)
+      ext.push_back(formula_to_te(f, *p.task));
+  } else {
+    for (const te::IndexVar& v : p.stages[static_cast<size_t>(access.ref.index)].vars) ext.push_back(v.hi);
+  }
+  return ext;
+}
+
+// Whether index `idx` of stage s is a plain var whose range is exactly [0, extent).
+bool plain_within(const Stage& s, const Expr& idx, const Expr& extent) {
+  if (idx.kind != ExprKind::name) return false;
+  const te::IndexVar* v = nullptr;
+  if (idx.ref.kind == RefKind::index_var) v = &s.vars[static_cast<size_t>(idx.ref.index)];
+  if (idx.ref.kind == RefKind::reduce_var) v = &s.reduce_vars[static_cast<size_t>(idx.ref.index)];
+  return v && te::to_string(v->lo) == "0" && te::to_string(v->hi) == te::to_string(extent);
+}
+
+bool uses_any(const Expr& e, const std::vector<Phase>& phases) {
+  for (const Phase& ph : phases)
+    if (uses_var(e, RefKind::index_var, ph.o) || uses_var(e, RefKind::reduce_var, ph.r)) return true;
+  return false;
+}
+
+Expr add(Expr a, Expr b) { return binary(Op::add, std::move(a), std::move(b)); }
+Expr sub(Expr a, Expr b) { return binary(Op::sub, std::move(a), std::move(b)); }
+
+// An access to tensor `of` (an input or a stage, as `of` refers to it) at `idx`, with `else 0`.
+Expr padded_read(const Expr& of, std::vector<Expr> idx) {
+  Expr a;
+  a.kind = ExprKind::access;
+  a.name = of.name;
+  a.ref = of.ref;
+  a.type = of.type;
+  a.args = std::move(idx);
+  a.args.push_back(float_lit(0));
+  a.has_else = true;
+  return a;
+}
+
+Stage copy_stage(const std::string& name, const std::string& note, te::ValueType type,
+                 std::vector<te::IndexVar> vars, Expr body) {
+  Stage c;
+  c.name = name;
+  c.note = note;
+  c.type = type;
+  c.vars = std::move(vars);
+  c.body = std::move(body);
+  c.loops = default_loops(c);
+  for (size_t d = 0; d < c.vars.size(); ++d) c.storage_order.push_back(static_cast<int>(d));
+  return c;
+}
+
+te::IndexVar range_var(const std::string& name, Expr hi) {
+  te::IndexVar v;
+  v.name = name;
+  v.lo = int_lit(0);
+  v.hi = std::move(hi);
+  v.is_static = true;
+  return v;
+}
+
+std::string unused(const Stage& s, std::string name) {
+  auto taken = [&](const std::string& n) {
+    for (const auto& v : s.vars)
+      if (v.name == n) return true;
+    for (const auto& v : s.reduce_vars)
+      if (v.name == n) return true;
+    return false;
+  };
+  while (taken(name)) name += "_";
+  return name;
+}
+
+}  // namespace
+
+Status apply_phase_split(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], true);
+  if (!si) return si.error();
+  const std::string& name = prim.args[1];
+  for (const std::string& n : {name, name + "_in", name + "_w"})
+    KF_RETURN_IF_ERROR(check_new_stage_name(p, n));
+  const Stage& s = p.stages[static_cast<size_t>(*si)];
+  const std::string why = "phase_split " + s.name + ": ";
+  if (!s.reduction || s.body.reduce_op != te::ReduceOp::sum || s.where || s.where_split ||
+      s.is_recurrence())
+    return Status::error(why + "needs a sum reduction (a transposed convolution)");
+  if (s.compute.kind != ComputeKind::root || !s.splits.empty() || s.loops.size() != default_loops(s).size())
+    return Status::error(why + "needs the stage at root with its default loops (apply it first)");
+
+  std::vector<Expr> factors;
+  flatten(s.body.args[0], factors);
+  int guarded = -1;
+  std::vector<Phase> phases;
+  for (size_t f = 0; f < factors.size(); ++f) {
+    const Expr& x = factors[f];
+    if (x.kind != ExprKind::call || x.op != Op::select || guarded >= 0) continue;
+    const Expr& in = x.args[1];
+    if (x.args[2].kind != ExprKind::number || x.args[2].number != 0 || in.kind != ExprKind::access ||
+        !in.has_else || in.args.back().kind != ExprKind::number || in.args.back().number != 0 ||
+        (in.ref.kind != RefKind::input && in.ref.kind != RefKind::stage))
+      continue;
+    std::vector<Expr> cs;
+    conjuncts(x.args[0], cs);
+    std::vector<Phase> found;
+    for (const Expr& c : cs) {
+      auto ph = congruence(c);
+      if (!ph) {
+        found.clear();
+        break;
+      }
+      for (const Phase& o : found)
+        if (o.o == ph->o || o.r == ph->r) ph.reset();
+      if (!ph) {
+        found.clear();
+        break;
+      }
+      found.push_back(*ph);
+    }
+    if (found.empty()) continue;
+    guarded = static_cast<int>(f);
+    phases = std::move(found);
+  }
+  if (guarded < 0)
+    return Status::error(why + "no factor of its body is select((o + P - r) % s == 0 && ..., "
+                               "T[..., (o + P - r) / s, ...] else 0, 0)");
+  const Expr& in = factors[static_cast<size_t>(guarded)].args[1];
+  const std::vector<Expr> in_ext = extents_of(p, in);
+  for (size_t d = 0; d < in.index_count(); ++d) {
+    const Expr& idx = in.args[d];
+    bool matched = false;
+    for (Phase& ph : phases)
+      if (phase_index(idx, ph) && !ph.read) matched = ph.read = true;
+    if (!matched && (uses_any(idx, phases) || !plain_within(s, idx, in_ext[d])))
+      return Status::error(why + in.name + "'s index " + te::to_string(idx) +
+                           " is neither (o + P - r) / s nor a plain variable over its extent");
+  }
+  for (const Phase& ph : phases) {
+    const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(ph.r)];
+    if (!ph.read) return Status::error(why + in.name + " is not read at a phase's quotient");
+    if (te::to_string(r.lo) != "0" || !r.is_static)
+      return Status::error(why + "reduction var " + r.name + " must run over 0..R");
+  }
+  int tap = -1;
+  for (size_t f = 0; f < factors.size(); ++f) {
+    if (static_cast<int>(f) == guarded || !uses_any(factors[f], phases)) continue;
+    const Expr& w = factors[f];
+    if (tap >= 0 || w.kind != ExprKind::access || w.has_else ||
+        (w.ref.kind != RefKind::input && w.ref.kind != RefKind::stage))
+      return Status::error(why + "the decomposed reduction vars must be read by one tensor");
+    for (const Expr& idx : w.args) {
+      const bool plain_r = idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var;
+      if (!plain_r && uses_any(idx, phases))
+        return Status::error(why + w.name + " must index the taps by plain reduction vars");
+      if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::index_var)
+        for (const Phase& ph : phases)
+          if (idx.ref.index == ph.o) return Status::error(why + w.name + " reads an output var");
+    }
+    tap = static_cast<int>(f);
+  }
+  if (tap < 0) return Status::error(why + "no tensor is indexed by the taps");
+  const Expr& w = factors[static_cast<size_t>(tap)];
+
+  // The new stage's vars: the phases, then S's vars with each decomposed o as its quotient.
+  const size_t np = phases.size();
+  std::vector<te::IndexVar> vars;
+  std::map<int, size_t> phase_of_o;  // S var -> index into phases
+  for (size_t i = 0; i < np; ++i) phase_of_o[phases[i].o] = i;
+  for (size_t d = 0; d < s.vars.size(); ++d)
+    if (phase_of_o.count(static_cast<int>(d)))
+      vars.push_back(range_var(unused(s, s.vars[d].name + "_p"), int_lit(phases[phase_of_o[static_cast<int>(d)]].stride)));
+  std::vector<int> phase_pos(np);  // var position of each phase's p
+  for (size_t d = 0, k = 0; d < s.vars.size(); ++d)
+    if (phase_of_o.count(static_cast<int>(d))) phase_pos[phase_of_o[static_cast<int>(d)]] = static_cast<int>(k++);
+  for (size_t d = 0; d < s.vars.size(); ++d) {
+    if (!phase_of_o.count(static_cast<int>(d))) {
+      vars.push_back(s.vars[d]);
+      continue;
+    }
+    const Phase& ph = phases[phase_of_o[static_cast<int>(d)]];
+    vars.push_back(range_var(unused(s, s.vars[d].name + "_q"),
+                             binary(Op::ceildiv, s.vars[d].hi, int_lit(ph.stride))));
+  }
+  auto var_at = [&](size_t pos) { return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name); };
+  auto q_of = [&](const Phase& ph) { return var_at(np + static_cast<size_t>(ph.o)); };
+  auto p_of = [&](size_t i) { return var_at(static_cast<size_t>(phase_pos[i])); };
+  std::vector<te::IndexVar> rvars = s.reduce_vars;
+  std::vector<Expr> taps(np);  // T = ceildiv(R, s) per phase
+  for (size_t i = 0; i < np; ++i) {
+    te::IndexVar& r = rvars[static_cast<size_t>(phases[i].r)];
+    taps[i] = binary(Op::ceildiv, r.hi, int_lit(phases[i].stride));
+    r = range_var(unused(s, r.name + "_t"), taps[i]);
+  }
+  auto t_of = [&](size_t i) {
+    return var_ref(RefKind::reduce_var, phases[i].r, rvars[static_cast<size_t>(phases[i].r)].name);
+  };
+  auto rename = [&](const Expr& x) {
+    return map_names(x, [&](const Expr& n) -> std::optional<Expr> {
+      if (n.ref.kind != RefKind::index_var) return std::nullopt;
+      return var_at(np + static_cast<size_t>(n.ref.index));
+    });
+  };
+
+  // The zero-padded copy of the input: shift S = T - 1 - P / s keeps q - t + (p + P) / s + S in
+  // [0, ceildiv(O, s) + T).
+  std::vector<te::IndexVar> in_vars;
+  std::vector<Expr> in_src, in_read;
+  for (size_t d = 0; d < in.index_count(); ++d) {
+    const Expr& idx = in.args[d];
+    const Phase* ph = nullptr;
+    size_t pi = 0;
+    for (size_t i = 0; i < np; ++i)
+      if (phase_index(idx, phases[i])) ph = &phases[pi = i];
+    if (!ph) {
+      std::string vname = idx.name;
+      for (const te::IndexVar& v : in_vars)
+        if (v.name == vname) vname = "d" + std::to_string(d);
+      in_vars.push_back(range_var(vname, in_ext[d]));
+      in_src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
+      in_read.push_back(rename(idx));
+      continue;
+    }
+    const std::string vname = s.vars[static_cast<size_t>(ph->o)].name + "_x";
+    const Expr shift = sub(taps[pi], int_lit(1 + ph->offset / ph->stride));
+    in_vars.push_back(range_var(vname, add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi,
+                                                  int_lit(ph->stride)),
+                                           taps[pi])));
+    in_src.push_back(sub(var_ref(RefKind::index_var, static_cast<int>(d), vname), shift));
+    in_read.push_back(add(sub(q_of(*ph), t_of(pi)),
+                          add(binary(Op::div, add(p_of(pi), int_lit(ph->offset)), int_lit(ph->stride)),
+                              shift)));
+  }
+  // The taps' copy, zero past R in the decomposed dims (s * T >= R).
+  const std::vector<Expr> w_ext = extents_of(p, w);
+  std::vector<te::IndexVar> w_vars;
+  std::vector<Expr> w_src, w_read;
+  for (size_t d = 0; d < w.args.size(); ++d) {
+    const Expr& idx = w.args[d];
+    std::optional<size_t> pi;
+    for (size_t i = 0; i < np; ++i)
+      if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var && idx.ref.index == phases[i].r)
+        pi = i;
+    const std::string vname = idx.kind == ExprKind::name ? idx.name + (pi ? "_w" : "") : "d" + std::to_string(d);
+    w_vars.push_back(range_var(vname, pi ? binary(Op::mul, int_lit(phases[*pi].stride), taps[*pi]) : w_ext[d]));
+    w_src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
+    if (!pi) {
+      w_read.push_back(rename(idx));
+      continue;
+    }
+    const Phase& ph = phases[*pi];
+    w_read.push_back(add(binary(Op::mul, int_lit(ph.stride), t_of(*pi)),
+                         binary(Op::mod, add(p_of(*pi), int_lit(ph.offset)), int_lit(ph.stride))));
+  }
+
+  const int pos = *si;
+  const std::string in_name = name + "_in", w_name = name + "_w";
+  Stage in_copy = copy_stage(in_name, "padded copy of " + in.name + " for phase_split of " + s.name,
+                             in.type, in_vars, padded_read(in, in_src));
+  Stage w_copy = copy_stage(w_name, "padded copy of " + w.name + " for phase_split of " + s.name,
+                            w.type, w_vars, padded_read(w, w_src));
+  Expr product;
+  for (size_t f = 0; f < factors.size(); ++f) {
+    Expr x = static_cast<int>(f) == guarded ? stage_access(in_name, pos, in_read, in.type)
+           : static_cast<int>(f) == tap     ? stage_access(w_name, pos + 1, w_read, w.type)
+                                            : rename(factors[f]);
+    product = f == 0 ? std::move(x) : binary(Op::mul, std::move(product), std::move(x));
+  }
+  Stage ph;
+  ph.name = name;
+  ph.note = "phase_split of " + s.name;
+  ph.type = s.type;
+  ph.vars = vars;
+  ph.reduce_vars = rvars;
+  ph.body = s.body;
+  ph.body.args[0] = std::move(product);
+  ph.reduction = true;
+  ph.loops = default_loops(ph);
+  for (size_t d = 0; d < ph.vars.size(); ++d) ph.storage_order.push_back(static_cast<int>(d));
+
+  // S reads its phase: S[..., o, ...] = NEW[o % s..., ..., o / s, ...].
+  std::vector<Expr> read;
+  for (size_t i = 0; i < np; ++i) {
+    const Phase& f = phases[i];
+    read.push_back(binary(Op::mod, var_ref(RefKind::index_var, f.o, s.vars[static_cast<size_t>(f.o)].name),
+                          int_lit(f.stride)));
+  }
+  for (size_t d = 0; d < s.vars.size(); ++d) {
+    Expr v = var_ref(RefKind::index_var, static_cast<int>(d), s.vars[d].name);
+    read.push_back(phase_of_o.count(static_cast<int>(d))
+                       ? binary(Op::div, v, int_lit(phases[phase_of_o[static_cast<int>(d)]].stride))
+                       : v);
+  }
+  const te::ValueType type = s.type;
+  p.insert_stage(pos, std::move(in_copy));
+  p.insert_stage(pos + 1, std::move(w_copy));
+  p.insert_stage(pos + 2, std::move(ph));
+  Stage& z = p.stages[static_cast<size_t>(pos) + 3];
+  z.body = stage_access(name, pos + 2, std::move(read), type);
+  z.reduce_vars.clear();
+  z.reduction = false;
+  z.loops = default_loops(z);
+  return ok_status();
+}
+
+}  // namespace kf::sched::detail
