@@ -155,6 +155,19 @@ std::vector<Strategy> make_catalog() {
        "Expensive operations (exp, div, sqrt, a nested reduction) in a stage on values that do "
        "not change along one or more of its loops.",
        {}, moves_hoist_invariants},
+      {"phase_decomposition", "Phase-decompose a strided transposed convolution",
+       StrategyScope::generic,
+       "A stride-s transposed convolution written as a gather tests every tap of every output "
+       "and keeps one in s per dim: the others multiply a zero, after a division, a modulo and "
+       "a bounds test each. Split each strided output dim into its phase p = o % s and "
+       "quotient q = o / s: for one phase only the taps r = s*t + ((p + P) % s) count, each "
+       "reading the input at q - t + (p + P) / s, so every phase is a plain convolution "
+       "(unit-stride along q) over a zero-padded copy of the input and the taps; the output "
+       "reads its phase back (phase_split). The convolutions then register-block like any "
+       "other.",
+       "A reduction under a guard (o + P - r) % s == 0 reading its input at (o + P - r) / s "
+       "(conv_transpose with stride > 1); compute-bound at a tiny fraction of the peak.",
+       {}, moves_phase_split},
       {"change_layout", "Change an operand's layout", StrategyScope::generic,
        "Store a transposed copy of an operand (once per slice, e.g. per head) so the consumer's "
        "vectors read it unit-stride: attention's scores q.k over d, vectorized along the keys j, "

@@ -64,6 +64,18 @@ Expected<std::vector<MoveGroup>> moves_recompute_vs_store(const sched::Pipeline&
 // does not read some of its variables (the set of variables chosen to free the most).
 Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline&, const Knobs&,
                                                         const MoveContext&);
+// moves_rewrite.cpp: `phase_split S S_ph` for each strided transposed convolution at root with
+// its default loops (phase_split_candidates): every s-th tap of each decomposed dim counts, the
+// rest multiply a zero and pay a division, a modulo and a bounds test; by phases, only the taps
+// that count run, as plain unit-stride convolutions over zero-padded copies.
+Expected<std::vector<MoveGroup>> moves_phase_split(const sched::Pipeline&, const Knobs&,
+                                                   const MoveContext&);
+struct PhaseSplit {
+  int stage = -1;     // index into p.stages
+  std::string name;   // the phase stage's name
+  int64_t phases = 1; // product of the strides: one tap in this many counts
+};
+std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p);
 // moves_rewrite.cpp: `approximate S` for every stage with exp/log/tanh/erf/sigmoid, where the
 // task's tolerance leaves room for the fast forms (f32, rel_l2 >= 1e-5).
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline&, const Knobs&,
@@ -147,6 +159,8 @@ struct PipelineFacts {
   int tanh_softplus = 0;               // ... tanh(log(1 + exp(x))) compositions among them
   int misaligned_rows = 0;             // intermediates whose rows split cache lines
   int paged_gathers = 0;               // stages hoist_gathers would run by pages
+  int phase_splittable = 0;            // strided transposed convolutions phase_split takes
+  int64_t phases = 1;                  // ... the largest product of strides among them
   double hoist_saved = 0;              // the largest share of a stage's cost hoisting saves
 };
 PipelineFacts pipeline_facts(const sched::Pipeline& p);

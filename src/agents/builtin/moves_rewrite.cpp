@@ -232,6 +232,34 @@ Expected<std::vector<MoveGroup>> moves_gather_hoisting(const sched::Pipeline& p,
   return per_stage(p, gathered_stages(p), "hoist_gathers");
 }
 
+std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p) {
+  std::vector<PhaseSplit> out;
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const sched::Stage& s = p.stages[i];
+    if (!s.reduction) continue;
+    const std::string name = sched::unique_stage_name(p, s.name + "_ph");
+    sched::Pipeline trial = p;
+    if (!sched::apply_primitive(trial, prim("phase_split " + s.name + " " + name)).ok()) continue;
+    // The phase vars lead the new stage's vars, one per decomposed pair, each over 0..stride.
+    const sched::Stage& ph = trial.stages[static_cast<size_t>(trial.find(name))];
+    int64_t kept = 1;
+    for (size_t d = 0; d + s.vars.size() < ph.vars.size(); ++d)
+      kept *= sched::const_int(ph.vars[d].hi).value_or(1);
+    out.push_back({static_cast<int>(i), name, kept});
+  }
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_phase_split(const sched::Pipeline& p, const Knobs&,
+                                                   const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const PhaseSplit& c : phase_split_candidates(p)) {
+    const std::string& s = p.stages[static_cast<size_t>(c.stage)].name;
+    g.push_back({s, {prim(fmt::format("phase_split {} {}", s, c.name))}});
+  }
+  return g;
+}
+
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
                                                            const Knobs&, const MoveContext&) {
   return per_stage(p, approximable_stages(p), "approximate");

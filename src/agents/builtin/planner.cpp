@@ -265,6 +265,16 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                             "the task's tolerance leaves room for the fast forms",
                             f.approximable)});
   }
+  if (f.phase_splittable > 0)
+    // Only one tap in f.phases counts, and the rest pay a division, a modulo and a bounds test
+    // besides the multiply by zero: 28's naive kernel went from 16.4 s to 0.31 s by phases
+    // (8 phases, ~50x); the padded copies and the phase read-back cost a few passes over memory.
+    props.push_back({"phase_decomposition", std::min(head, 2.0 * static_cast<double>(f.phases)),
+                     fmt::format("{} strided transposed convolutions test every tap and keep one "
+                                 "in {} (the rest multiply a zero after a division, a modulo and "
+                                 "a bounds test); by phases only the taps that count run, as "
+                                 "unit-stride convolutions over zero-padded copies",
+                                 f.phase_splittable, f.phases)});
   if (f.paged_gathers > 0)
     // 06 with its scores vectorized: 1.09x median, 1.16x min side by side (a 64-bit division
     // and a page-table load per token, beside a 128-wide dot product).
