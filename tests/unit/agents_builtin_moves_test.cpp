@@ -780,6 +780,34 @@ TEST_F(Tasks, NumaFirstTouchWritesInParallelWhatParallelLoopsRead) {
   EXPECT_EQ(testing::lower_and_judge(*rmsnorm_, both), "ok");
 }
 
+TEST_F(Tasks, PhaseDecompositionSplitsAStridedTransposedConvolutionThenTheTileTakesIt) {
+  // 28's stride-2 transposed convolution keeps one tap in 2 x 2 x 2. phase_split makes one
+  // guard-free convolution per phase, which register_block then tiles as channels x quotient
+  // columns (the vectors read the padded input unit-stride). Nothing else has the guard.
+  const Task convt = testing::task_at("bench/jaxbench/28_convtranspose3d_layernorm_gelu_scaling");
+  const sched::Pipeline p = default_pipeline(convt);
+  EXPECT_EQ(propose("phase_decomposition", p), (Lines{"z_r: phase_split z_r z_r_ph"}));
+  EXPECT_EQ(propose("register_block", p), Lines{}) << "the gather form is not tileable";
+  const PipelineFacts f = pipeline_facts(p);
+  EXPECT_EQ(f.phase_splittable, 1);
+  EXPECT_EQ(f.phases, 8);
+  const sched::Pipeline split = scheduled(convt, "phase_split z_r z_r_ph\n");
+  EXPECT_EQ(propose("phase_decomposition", split), Lines{}) << "applied once";
+  EXPECT_EQ(pipeline_facts(split).phase_splittable, 0);
+  const Lines tile = propose("register_block", split);
+  ASSERT_EQ(tile.size(), 1u);
+  EXPECT_EQ(tile[0].substr(0, tile[0].find(':')), "z_r_ph");
+  EXPECT_NE(tile[0].find("split z_r_ph.k k.o k.i 6"), std::string::npos) << tile[0];
+  EXPECT_NE(tile[0].find("vectorize z_r_ph.ow_q.i 16"), std::string::npos) << tile[0];
+  EXPECT_EQ(testing::lower_and_judge(convt, "phase_split z_r z_r_ph\n" + schedule_text(tile)),
+            "ok");
+  // The padded copies are never inlined (their reads would be guarded again).
+  for (const std::string& g : propose("inline_elementwise", split))
+    EXPECT_EQ(g.find("z_r_ph_"), std::string::npos) << g;
+  EXPECT_EQ(propose("phase_decomposition", default_pipeline(*conv_)), Lines{});
+  EXPECT_EQ(propose("phase_decomposition", default_pipeline(*gemm_)), Lines{});
+}
+
 TEST_F(Tasks, HoistInvariantsLiftsTheDecaysOutOfTheStateLoops) {
   // 16 (chunked SSD): y's within-chunk weight (C.B product, decay, dt) does not read p; st's
   // decay to the chunk's end reads neither n nor p, nor does hs's decay across chunks. Each is
