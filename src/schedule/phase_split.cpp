@@ -133,14 +133,6 @@ std::vector<Expr> extents_of(const Pipeline& p, const Expr& access) {
   return ext;
 }
 
-// Whether index `idx` of stage s is a plain var whose range is exactly [0, extent).
-bool plain_within(const Stage& s, const Expr& idx, const Expr& extent) {
-  if (idx.kind != ExprKind::name) return false;
-  const te::IndexVar* v = nullptr;
-  if (idx.ref.kind == RefKind::index_var) v = &s.vars[static_cast<size_t>(idx.ref.index)];
-  if (idx.ref.kind == RefKind::reduce_var) v = &s.reduce_vars[static_cast<size_t>(idx.ref.index)];
-  return v && te::to_string(v->lo) == "0" && te::to_string(v->hi) == te::to_string(extent);
-}
 
 bool uses_any(const Expr& e, const std::vector<Phase>& phases) {
   for (const Phase& ph : phases)
@@ -257,7 +249,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     bool matched = false;
     for (Phase& ph : phases)
       if (phase_index(idx, ph) && !ph.read) matched = ph.read = true;
-    if (!matched && (uses_any(idx, phases) || !plain_within(s, idx, in_ext[d])))
+    if (!matched && (uses_any(idx, phases) || !surely_within(idx, s, in_ext[d])))
       return Status::error(why + in.name + "'s index " + te::to_string(idx) +
                            " is neither (o + P - r) / s nor a plain variable over its extent");
   }

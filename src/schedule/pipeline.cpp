@@ -254,15 +254,6 @@ std::set<int> bound_in(const Expr& e) {
   return bound;
 }
 
-// Whether access index `idx` of stage `e` is surely within [0, extent): a variable of `e` (an
-// index var, or a reduction var with a static range) whose range is 0..extent, compared as text.
-bool surely_within(const Expr& idx, const Stage& e, const Expr& extent) {
-  if (idx.kind != ExprKind::name) return false;
-  const te::IndexVar* v = nullptr;
-  if (idx.ref.kind == RefKind::index_var) v = &e.vars[static_cast<size_t>(idx.ref.index)];
-  if (idx.ref.kind == RefKind::reduce_var) v = &e.reduce_vars[static_cast<size_t>(idx.ref.index)];
-  return v && v->is_static && const_int(v->lo) == 0 && te::to_string(v->hi) == te::to_string(extent);
-}
 
 // A lifted stage whose range was widened past where the original evaluated it (a free reduction
 // var's covering range) evaluates its reads at points the original never did, where an index
@@ -308,6 +299,14 @@ void visit_names(const Stage& s, const Expr& e, const std::function<void(const E
 }
 
 }  // namespace
+
+bool surely_within(const Expr& idx, const Stage& e, const Expr& extent) {
+  if (idx.kind != ExprKind::name) return false;
+  const te::IndexVar* v = nullptr;
+  if (idx.ref.kind == RefKind::index_var) v = &e.vars[static_cast<size_t>(idx.ref.index)];
+  if (idx.ref.kind == RefKind::reduce_var) v = &e.reduce_vars[static_cast<size_t>(idx.ref.index)];
+  return v && v->is_static && const_int(v->lo) == 0 && te::to_string(v->hi) == te::to_string(extent);
+}
 
 bool can_lift(const Stage& s, const Expr& e) {
   const std::set<int> bound = bound_in(e);

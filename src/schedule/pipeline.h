@@ -158,6 +158,11 @@ std::string unique_stage_name(const Pipeline& p, const std::string& base);
 // otherwise (a decreasing term, a tensor read, a product with a non-constant factor).
 std::optional<te::Expr> static_max(const te::Expr& e, const Stage& s);
 
+// Whether access index `idx` in stage `e`'s definition is surely within [0, extent): a variable
+// of `e` (an index var, or a reduction var with a static range) whose range is 0..extent,
+// compared as text.
+bool surely_within(const te::Expr& idx, const Stage& e, const te::Expr& extent);
+
 // Lifting a subexpression of a stage's definition into a stage of its own, over the variables
 // it reads: the stage's index vars it reads, then the free reduction vars (those of enclosing
 // reductions) it reads. A free reduction var whose range is not static is lifted over the range
