@@ -27,7 +27,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "bench/jaxbench/12_rmsnorm", "bench/jaxbench/18_conv2d_relu_biasadd",
                       "bench/jaxbench/50_matmul_gelu_softmax", "tests/golden/tasks/scan",
                       "tests/golden/tasks/argmax_rows", "tests/golden/tasks/gather_pad",
-                      "tests/golden/tasks/bf16_softmax", "tests/golden/tasks/f64_layernorm"),
+                      "tests/golden/tasks/bf16_softmax", "tests/golden/tasks/f64_layernorm",
+                      "tests/golden/tasks/convt1d_s3"),
     [](const auto& info) {
       std::string n = std::filesystem::path(info.param).filename().string();
       return n.substr(n.find_first_not_of("0123456789_"));
@@ -87,6 +88,14 @@ const FeatureCase kFeatureCases[] = {
     {"bf16_reciprocal", "bf16_softmax",
      "compute_inline e\ncompute_at y_r y.n\nvectorize y.d 16\nreciprocal y\n"},
     {"f64_reciprocal", "f64_layernorm", "reciprocal mu\nreciprocal var\nvectorize y.d\n"},
+    // phase_split at stride 3 with an offset past the stride, alone, then with the phases'
+    // convolution as a register tile (channels x quotient columns, 4..17-wide tails).
+    {"convt_phases", "convt1d_s3", "phase_split y yp\n"},
+    {"convt_phases_tiled", "convt1d_s3",
+     "phase_split y yp\ncache_write yp yp_acc\nsplit yp.k k.o k.i 4\nsplit yp.o_q q.o q.i 16\n"
+     "reorder yp o_p n q.o k.o k.i q.i\nunroll yp.k.i\nvectorize yp.q.i 16\n"
+     "compute_at yp_acc yp.k.o\nreorder yp_acc o_p n c r_t k o_q\nunroll yp_acc.k\n"
+     "vectorize yp_acc.o_q 16\nvectorize y.o 8\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FeatureSchedules, ::testing::ValuesIn(kFeatureCases),
