@@ -275,7 +275,8 @@ Expected<bool> Judge::check_test_shapes(const Solution& cand, const Solution& or
         fail(r.verdict, fmt::format("at {}: {}", inst->label(), r.message));
         return false;
       }
-      const std::string where = fmt::format("at {} (seed {})", inst->label(), seed);
+      const std::string where =
+          fmt::format("at {} (input seed {}; --seed {} replays the run)", inst->label(), seed, seed_);
       check_side_effects(*inst, *cw, hash, 0, r.seconds, where);
       if (failed_) return false;
       CompareResult c = compare_outputs(task_, *inst, *cw, 0, want);
@@ -452,7 +453,9 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
   CompareResult c = compare_outputs(task_, *inst, *cw, 0, worker_outputs(task_, *ow));
   record(*inst, seed, c, false);
   if (!c.passed) {
-    fail(Verdict::wrong_answer, fmt::format("wrong answer at {}: {}", inst->label(), c.detail),
+    fail(Verdict::wrong_answer,
+         fmt::format("wrong answer at {} (--seed {} replays the run): {}", inst->label(), seed_,
+                     c.detail),
          {fmt::format("largest error relative to the tolerance: {}", c.worst)});
     return false;
   }

@@ -93,6 +93,30 @@ TEST_P(Adversarial, GetsItsVerdict) {
   }
 }
 
+// A wrong answer names the run's seed, and judging again with it draws the same inputs: the
+// same failing shape, element and error.
+TEST(Adversarial, AWrongAnswerSaysHowToReplayItsInputs) {
+  auto task = load_task(testing::source_dir() / "tests/adversarial/task");
+  ASSERT_TRUE(task) << task.error().message();
+  auto source = read_file(testing::source_dir() / "tests/adversarial/cases/reduced_precision.cpp");
+  ASSERT_TRUE(source) << source.error().message();
+  EvalOptions o;
+  o.threads = 1;
+  o.min_time_s = 0.2;
+  o.run_timeout_s = 5;
+  o.compile.timeout_s = 30;
+  o.machine = testing::machine_limits(o.threads);
+  o.seed = 20261205;
+  auto first = evaluate(*task, *source, o);
+  ASSERT_TRUE(first) << first.error().message();
+  ASSERT_EQ(first->verdict, Verdict::wrong_answer) << first->message;
+  EXPECT_NE(first->message.find("--seed 20261205 replays the run"), std::string::npos)
+      << first->message;
+  auto again = evaluate(*task, *source, o);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->message, first->message);
+}
+
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string n = info.param.file.substr(0, info.param.file.find('.'));
   for (char& ch : n)
