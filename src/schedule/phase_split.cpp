@@ -203,6 +203,8 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   if (!s.reduction || s.body.reduce_op != te::ReduceOp::sum || s.where || s.where_split ||
       s.is_recurrence())
     return Status::error(why + "needs a sum reduction (a transposed convolution)");
+  if (s.type != te::ValueType::f64)
+    return Status::error(why + "needs a floating-point stage (its padding is a float zero)");
   if (s.compute.kind != ComputeKind::root || !s.splits.empty() || s.loops.size() != default_loops(s).size())
     return Status::error(why + "needs the stage at root with its default loops (apply it first)");
 
@@ -215,6 +217,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     if (x.kind != ExprKind::call || x.op != Op::select || guarded >= 0) continue;
     const Expr& in = x.args[1];
     if (x.args[2].kind != ExprKind::number || x.args[2].number != 0 || in.kind != ExprKind::access ||
+        in.type != te::ValueType::f64 ||
         !in.has_else || in.args.back().kind != ExprKind::number || in.args.back().number != 0 ||
         (in.ref.kind != RefKind::input && in.ref.kind != RefKind::stage))
       continue;
@@ -263,7 +266,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   for (size_t f = 0; f < factors.size(); ++f) {
     if (static_cast<int>(f) == guarded || !uses_any(factors[f], phases)) continue;
     const Expr& w = factors[f];
-    if (tap >= 0 || w.kind != ExprKind::access || w.has_else ||
+    if (tap >= 0 || w.kind != ExprKind::access || w.has_else || w.type != te::ValueType::f64 ||
         (w.ref.kind != RefKind::input && w.ref.kind != RefKind::stage))
       return Status::error(why + "the decomposed reduction vars must be read by one tensor");
     for (const Expr& idx : w.args) {
