@@ -32,15 +32,6 @@ bool is_fmul(const Expr& e) {
   return e.kind == ExprKind::call && e.op == Op::mul && e.type == te::ValueType::f64;
 }
 
-void flatten_product(const Expr& e, std::vector<Expr>& out) {
-  if (is_fmul(e)) {
-    flatten_product(e.args[0], out);
-    flatten_product(e.args[1], out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 Expr product(std::vector<Expr> factors) {
   Expr r = factors[0];
   for (size_t i = 1; i < factors.size(); ++i) r = binary(Op::mul, r, factors[i]);

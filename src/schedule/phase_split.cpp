@@ -23,6 +23,7 @@
 // whose one select factor is exactly such a conjunction guarding an input read with `else 0`,
 // and one other factor, a read of a tensor indexed by the decomposed reduction vars as plain
 // indices; every other index plain and within its tensor.
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -42,7 +43,6 @@ using te::RefKind;
 struct Phase {
   int o = -1, r = -1;
   int64_t offset = 0, stride = 0;
-  bool read = false;  // the guarded input reads (o + P - r) / s in some index
 };
 
 bool is_int(const Expr& e, int64_t v) {
@@ -103,15 +103,6 @@ bool phase_index(const Expr& e, const Phase& ph) {
   return coef[{RefKind::index_var, ph.o}] == 1 && coef[{RefKind::reduce_var, ph.r}] == -1;
 }
 
-void flatten(const Expr& e, std::vector<Expr>& out) {
-  if (e.kind == ExprKind::call && e.op == Op::mul && e.type == te::ValueType::f64) {
-    flatten(e.args[0], out);
-    flatten(e.args[1], out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 void conjuncts(const Expr& e, std::vector<Expr>& out) {
   if (e.kind == ExprKind::call && e.op == Op::logical_and) {
     conjuncts(e.args[0], out);
@@ -120,19 +111,6 @@ void conjuncts(const Expr& e, std::vector<Expr>& out) {
     out.push_back(e);
   }
 }
-
-// The extents of the tensor an access reads (an input's shape, a stage's ranges).
-std::vector<Expr> extents_of(const Pipeline& p, const Expr& access) {
-  std::vector<Expr> ext;
-  if (access.ref.kind == RefKind::input) {
-    for (const Formula& f : p.task->inputs[static_cast<size_t>(access.ref.index)].shape)
-      ext.push_back(formula_to_te(f, *p.task));
-  } else {
-    for (const te::IndexVar& v : p.stages[static_cast<size_t>(access.ref.index)].vars) ext.push_back(v.hi);
-  }
-  return ext;
-}
-
 
 bool uses_any(const Expr& e, const std::vector<Phase>& phases) {
   for (const Phase& ph : phases)
@@ -165,7 +143,7 @@ Stage copy_stage(const std::string& name, const std::string& note, te::ValueType
   c.vars = std::move(vars);
   c.body = std::move(body);
   c.loops = default_loops(c);
-  for (size_t d = 0; d < c.vars.size(); ++d) c.storage_order.push_back(static_cast<int>(d));
+  c.storage_order = identity(c.vars.size());
   return c;
 }
 
@@ -209,7 +187,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     return Status::error(why + "needs the stage at root with its default loops (apply it first)");
 
   std::vector<Expr> factors;
-  flatten(s.body.args[0], factors);
+  flatten_product(s.body.args[0], factors);
   int guarded = -1;
   std::vector<Phase> phases;
   for (size_t f = 0; f < factors.size(); ++f) {
@@ -245,20 +223,26 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   if (guarded < 0)
     return Status::error(why + "no factor of its body is select((o + P - r) % s == 0 && ..., "
                                "T[..., (o + P - r) / s, ...] else 0, 0)");
+  // The phase vars come in the order of S's vars.
+  std::sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.o < b.o; });
+  const size_t np = phases.size();
   const Expr& in = factors[static_cast<size_t>(guarded)].args[1];
-  const std::vector<Expr> in_ext = extents_of(p, in);
+  const std::vector<Expr> in_ext = tensor_extents(p, in.ref);
+  std::vector<int> in_phase(in.index_count(), -1);  // the phase each index is the quotient of
   for (size_t d = 0; d < in.index_count(); ++d) {
     const Expr& idx = in.args[d];
-    bool matched = false;
-    for (Phase& ph : phases)
-      if (phase_index(idx, ph) && !ph.read) matched = ph.read = true;
-    if (!matched && (uses_any(idx, phases) || !surely_within(idx, s, in_ext[d])))
+    for (size_t i = 0; i < np; ++i)
+      if (phase_index(idx, phases[i]) &&
+          std::find(in_phase.begin(), in_phase.end(), static_cast<int>(i)) == in_phase.end())
+        in_phase[d] = static_cast<int>(i);
+    if (in_phase[d] < 0 && (uses_any(idx, phases) || !surely_within(idx, s, in_ext[d])))
       return Status::error(why + in.name + "'s index " + te::to_string(idx) +
                            " is neither (o + P - r) / s nor a plain variable over its extent");
   }
-  for (const Phase& ph : phases) {
-    const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(ph.r)];
-    if (!ph.read) return Status::error(why + in.name + " is not read at a phase's quotient");
+  for (size_t i = 0; i < np; ++i) {
+    const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(phases[i].r)];
+    if (std::find(in_phase.begin(), in_phase.end(), static_cast<int>(i)) == in_phase.end())
+      return Status::error(why + in.name + " is not read at a phase's quotient");
     if (te::to_string(r.lo) != "0" || !r.is_static)
       return Status::error(why + "reduction var " + r.name + " must run over 0..R");
   }
@@ -283,16 +267,13 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   const Expr& w = factors[static_cast<size_t>(tap)];
 
   // The new stage's vars: the phases, then S's vars with each decomposed o as its quotient.
-  const size_t np = phases.size();
   std::vector<te::IndexVar> vars;
   std::map<int, size_t> phase_of_o;  // S var -> index into phases
-  for (size_t i = 0; i < np; ++i) phase_of_o[phases[i].o] = i;
-  for (size_t d = 0; d < s.vars.size(); ++d)
-    if (phase_of_o.count(static_cast<int>(d)))
-      vars.push_back(range_var(unused(s, s.vars[d].name + "_p"), int_lit(phases[phase_of_o[static_cast<int>(d)]].stride)));
-  std::vector<int> phase_pos(np);  // var position of each phase's p
-  for (size_t d = 0, k = 0; d < s.vars.size(); ++d)
-    if (phase_of_o.count(static_cast<int>(d))) phase_pos[phase_of_o[static_cast<int>(d)]] = static_cast<int>(k++);
+  for (size_t i = 0; i < np; ++i) {
+    const te::IndexVar& o = s.vars[static_cast<size_t>(phases[i].o)];
+    phase_of_o[phases[i].o] = i;
+    vars.push_back(range_var(unused(s, o.name + "_p"), int_lit(phases[i].stride)));
+  }
   for (size_t d = 0; d < s.vars.size(); ++d) {
     if (!phase_of_o.count(static_cast<int>(d))) {
       vars.push_back(s.vars[d]);
@@ -304,7 +285,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   }
   auto var_at = [&](size_t pos) { return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name); };
   auto q_of = [&](const Phase& ph) { return var_at(np + static_cast<size_t>(ph.o)); };
-  auto p_of = [&](size_t i) { return var_at(static_cast<size_t>(phase_pos[i])); };
+  auto p_of = [&](size_t i) { return var_at(i); };
   std::vector<te::IndexVar> rvars = s.reduce_vars;
   std::vector<Expr> taps(np);  // T = ceildiv(R, s) per phase
   for (size_t i = 0; i < np; ++i) {
@@ -328,11 +309,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   std::vector<Expr> in_src, in_read;
   for (size_t d = 0; d < in.index_count(); ++d) {
     const Expr& idx = in.args[d];
-    const Phase* ph = nullptr;
-    size_t pi = 0;
-    for (size_t i = 0; i < np; ++i)
-      if (phase_index(idx, phases[i])) ph = &phases[pi = i];
-    if (!ph) {
+    if (in_phase[d] < 0) {
       std::string vname = idx.name;
       for (const te::IndexVar& v : in_vars)
         if (v.name == vname) vname = "d" + std::to_string(d);
@@ -341,6 +318,8 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
       in_read.push_back(rename(idx));
       continue;
     }
+    const size_t pi = static_cast<size_t>(in_phase[d]);
+    const Phase* ph = &phases[pi];
     const std::string vname = s.vars[static_cast<size_t>(ph->o)].name + "_x";
     const Expr shift = sub(taps[pi], int_lit(1 + ph->offset / ph->stride));
     in_vars.push_back(range_var(vname, add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi,
@@ -352,7 +331,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
                               shift)));
   }
   // The taps' copy, zero past R in the decomposed dims (s * T >= R).
-  const std::vector<Expr> w_ext = extents_of(p, w);
+  const std::vector<Expr> w_ext = tensor_extents(p, w.ref);
   std::vector<te::IndexVar> w_vars;
   std::vector<Expr> w_src, w_read;
   for (size_t d = 0; d < w.args.size(); ++d) {
@@ -396,7 +375,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   ph.body.args[0] = std::move(product);
   ph.reduction = true;
   ph.loops = default_loops(ph);
-  for (size_t d = 0; d < ph.vars.size(); ++d) ph.storage_order.push_back(static_cast<int>(d));
+  ph.storage_order = identity(ph.vars.size());
 
   // S reads its phase: S[..., o, ...] = NEW[o % s..., ..., o / s, ...].
   std::vector<Expr> read;

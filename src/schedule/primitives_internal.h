@@ -63,6 +63,11 @@ Status apply_hoist(Pipeline& p, const Primitive& prim);       // hoist.cpp
 Status apply_approximate(Pipeline& p, const Primitive& prim);  // approximate.cpp
 Status apply_phase_split(Pipeline& p, const Primitive& prim);  // phase_split.cpp
 
+// 0, 1, ..., n - 1: a stage's storage order when it is stored as declared.
+std::vector<int> identity(size_t n);
+// The extents of an input (its shape's formulas) or of a stage (its vars' ranges).
+std::vector<te::Expr> tensor_extents(const Pipeline& p, te::Ref ref);
+
 // A name for a new stage: fails if taken by a stage or a tensor of the task.
 Status check_new_stage_name(const Pipeline& p, const std::string& name);
 

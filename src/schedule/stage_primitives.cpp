@@ -13,13 +13,24 @@ using te::Expr;
 using te::ExprKind;
 using te::RefKind;
 
-namespace {
-
 std::vector<int> identity(size_t n) {
   std::vector<int> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i);
   return v;
 }
+
+std::vector<Expr> tensor_extents(const Pipeline& p, te::Ref ref) {
+  std::vector<Expr> ext;
+  if (ref.kind == RefKind::input) {
+    for (const Formula& f : p.task->inputs[static_cast<size_t>(ref.index)].shape)
+      ext.push_back(formula_to_te(f, *p.task));
+  } else {
+    for (const te::IndexVar& v : p.stages[static_cast<size_t>(ref.index)].vars) ext.push_back(v.hi);
+  }
+  return ext;
+}
+
+namespace {
 
 // Names derived from the stage's reduction variables through its splits.
 std::set<std::string> reduce_names(const Stage& s) {
@@ -122,13 +133,11 @@ Status apply_cache_read(Pipeline& p, const Primitive& prim) {
   auto ci = find_stage(p, consumer, true);
   if (!ci) return ci.error();
   te::Ref ref;
-  std::vector<Expr> extents;
   te::ValueType type = te::ValueType::f64;
   const Task& task = *p.task;
   for (size_t k = 0; k < task.inputs.size(); ++k) {
     if (task.inputs[k].name != tensor) continue;
     ref = {RefKind::input, static_cast<int>(k)};
-    for (const Formula& f : task.inputs[k].shape) extents.push_back(formula_to_te(f, task));
     type = is_floating(task.inputs[k].dtype) ? te::ValueType::f64 : te::ValueType::i64;
   }
   if (ref.kind == RefKind::none) {
@@ -139,9 +148,9 @@ Status apply_cache_read(Pipeline& p, const Primitive& prim) {
       return Status::error("cannot cache_read " + tensor + ": it is inlined");
     if (ti == *ci) return Status::error("cannot cache_read " + tensor + " for itself");
     ref = {RefKind::stage, ti};
-    for (const te::IndexVar& v : t.vars) extents.push_back(v.hi);
     type = t.type;
   }
+  const std::vector<Expr> extents = tensor_extents(p, ref);
   Stage& c = p.stages[*ci];
   if (!reads(c, ref))
     return Status::error("cannot cache_read " + tensor + " for " + consumer + ": " + consumer +

@@ -85,6 +85,15 @@ Expr binary(Op op, Expr a, Expr b) {
 
 Expr logical_and(Expr a, Expr b) { return binary(Op::logical_and, std::move(a), std::move(b)); }
 
+void flatten_product(const Expr& e, std::vector<Expr>& out) {
+  if (e.kind == ExprKind::call && e.op == Op::mul && e.type == ValueType::f64) {
+    flatten_product(e.args[0], out);
+    flatten_product(e.args[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
 Expr map_names(const Expr& e, const std::function<std::optional<Expr>(const Expr&)>& f) {
   if (e.kind == ExprKind::name) {
     if (auto r = f(e)) return *r;

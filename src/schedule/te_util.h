@@ -35,6 +35,9 @@ te::Expr binary(te::Op op, te::Expr a, te::Expr b);
 // A call of a one-argument float function (exp, tanh, sqrt, ...).
 te::Expr float_call(te::Op op, te::Expr x);
 te::Expr logical_and(te::Expr a, te::Expr b);
+// The factors of a float product, left to right (`a * (b * c)` -> a, b, c); e itself if it is
+// not one.
+void flatten_product(const te::Expr& e, std::vector<te::Expr>& out);
 
 // Rebuilds `e` bottom-up, replacing each `name` node for which `f` returns a value (the
 // replacement is not visited again). Access and reduce nodes keep their fields.
