@@ -43,7 +43,11 @@ void print_text(const RunResult& r) {
   fmt::print("checks:   {}/{} passed", passed, r.checks.size());
   double worst = 0;
   for (const auto& c : r.checks) worst = std::max(worst, c.rel_l2);
-  fmt::print(" (worst relative L2 error {:.2e})\n", worst);
+  fmt::print(" (worst relative L2 error {:.2e}", worst);
+  if (const double ratio = r.worst_error_ratio(); passed > 0)
+    fmt::print("; worst element at {:.2f} of its bound{}", ratio,
+               ratio > 0.5 ? ": a thin margin, other input seeds may fail it" : "");
+  fmt::print(")\n");
   if (r.timing) {
     const Timing& t = *r.timing;
     fmt::print("shape:    {}  (threads {})\n", r.shape, r.threads);

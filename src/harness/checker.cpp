@@ -78,6 +78,7 @@ CompareResult compare_output(const std::string& name, const void* got, DType dty
     if (d > bound) fail_at(i, y, w, fmt::format(" (|error| {:.3g} > bound {:.3g})", d, bound).c_str());
   }
   r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  r.worst_ratio = std::max(worst_ratio, 0.0);
   if (n > 0 && worst_ratio >= 0)
     r.worst = fmt::format("{}: got {}, expected {}", element_name(name, worst_i, extents),
                           load_as_double(got, dtype, worst_i), want[worst_i]);

@@ -19,6 +19,7 @@ struct CompareResult {
   double rel_l2 = 0;
   double max_abs_err = 0;
   std::string worst;   // element with the largest error relative to its bound
+  double worst_ratio = 0;  // that element's |y - y*| / bound (1 = at the bound; integers: 0 or inf)
   std::string detail;  // first failure, e.g. "C[3, 7]: got nan, expected 1.25"
   size_t bad_count = 0;
 };

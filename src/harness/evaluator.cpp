@@ -118,6 +118,7 @@ CompareResult compare_outputs(const Task& task, const ShapeInstance& inst, const
                                      want[t - task.inputs.size()], inst.extents[t], tol);
     total.rel_l2 = std::max(total.rel_l2, r.rel_l2);
     total.max_abs_err = std::max(total.max_abs_err, r.max_abs_err);
+    total.worst_ratio = std::max(total.worst_ratio, r.worst_ratio);
     if (total.worst.empty()) total.worst = r.worst;
     if (!r.passed && total.passed) {
       total.passed = false;
@@ -209,6 +210,7 @@ class Judge {
                            .timed = timed,
                            .rel_l2 = c.rel_l2,
                            .max_abs_err = c.max_abs_err,
+                           .worst_ratio = c.worst_ratio,
                            .worst = c.worst,
                            .detail = c.detail});
   }

@@ -1,5 +1,8 @@
 #include "harness/run_result.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace kf {
 
 std::string_view verdict_name(Verdict v) {
@@ -37,6 +40,13 @@ nlohmann::json timing_json(const Timing& t) {
 
 }  // namespace
 
+double RunResult::worst_error_ratio() const {
+  double worst = 0;
+  for (const CheckRecord& c : checks)
+    if (c.passed) worst = std::max(worst, c.worst_ratio);
+  return worst;
+}
+
 nlohmann::json RunResult::to_json() const {
   nlohmann::json j;
   j["verdict"] = verdict_name(verdict);
@@ -65,6 +75,7 @@ nlohmann::json RunResult::to_json() const {
                            {"timed", k.timed},
                            {"rel_l2", k.rel_l2},
                            {"max_abs_err", k.max_abs_err},
+                           {"worst_ratio", std::isfinite(k.worst_ratio) ? k.worst_ratio : 1e300},
                            {"worst", k.worst},
                            {"detail", k.detail}});
   if (timing) j["timing"] = timing_json(*timing);
@@ -166,6 +177,7 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
       c.timed = k.value("timed", false);
       c.rel_l2 = k.value("rel_l2", 0.0);
       c.max_abs_err = k.value("max_abs_err", 0.0);
+      c.worst_ratio = k.value("worst_ratio", 0.0);
       c.worst = k.value("worst", "");
       c.detail = k.value("detail", "");
       r.checks.push_back(c);

@@ -51,6 +51,9 @@ struct CheckRecord {
   bool passed = false;
   bool timed = false;  // the output of a timed run at the bench shape
   double rel_l2 = 0, max_abs_err = 0;
+  // The worst element's |error| / its bound (atol + rtol |y*|): 1 is at the bound. A pass near 1
+  // is a thin margin: another input seed may fail it.
+  double worst_ratio = 0;
   std::string worst;   // "C[3, 7]: got 1.5, expected 1.25"
   std::string detail;  // the first failure, when !passed
 };
@@ -104,6 +107,8 @@ struct RunResult {
   int threads = 1;
   std::string output_log;  // what the candidate printed (capped; never trusted)
 
+  // The largest worst_ratio over the passed checks (0 when none passed).
+  double worst_error_ratio() const;
   nlohmann::json to_json() const;
   // The inverse of to_json (for results read back from the store or a recording). Fails naming
   // the first missing or mistyped field.

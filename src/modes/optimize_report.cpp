@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace kf {
@@ -39,7 +40,9 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
                   {"gflops", f.roofline ? f.roofline->gflops : 0.0},
                   {"gbps", f.roofline ? f.roofline->gbps : 0.0},
                   {"roofline_fraction", f.roofline ? f.roofline->fraction : 0.0},
-                  {"bound", f.roofline ? f.roofline->bound : ""}};
+                  {"bound", f.roofline ? f.roofline->bound : ""},
+                  {"checks", f.checks.size()},
+                  {"worst_error_ratio", std::max(f.worst_error_ratio(), r.best_result.worst_error_ratio())}};
   }
   s["journey"] = journey;
   return s;
@@ -83,6 +86,9 @@ std::string optimize_summary_text(const nlohmann::json& s) {
       t += fmt::format("  speedup over the library baseline ({}): {:.2f}x median, {:.2f}x min\n",
                        f.value("baseline", ""), f["vs_baseline"].value("median", 0.0),
                        f["vs_baseline"].value("min", 0.0));
+    if (const double ratio = f.value("worst_error_ratio", 0.0); ratio > 0)
+      t += fmt::format("  correctness: worst element at {:.2f} of its tolerance bound{}\n",
+                       ratio, ratio > 0.5 ? " (a thin margin: other input seeds may fail it)" : "");
   }
   return t;
 }

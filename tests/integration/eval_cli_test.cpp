@@ -3,6 +3,8 @@
 // with the reference comes out even (a check of the timer's fairness, not of speed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -48,11 +50,16 @@ TEST_P(EvalCli, ReferenceAsCandidateIsOkAndEven) {
   EXPECT_GT(j["roofline"]["fraction"].get<double>(), 0);
   // Every test shape with at least two seeds, plus the bench shape before and after timing.
   int timed = 0;
+  double worst_ratio = 0;
   for (const auto& c : j["checks"]) {
     EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
     timed += c["timed"].get<bool>();
+    // Passed: every element within its bound, so the worst one's share is at most 1.
+    EXPECT_LE(c["worst_ratio"].get<double>(), 1.0) << c.dump();
+    worst_ratio = std::max(worst_ratio, c["worst_ratio"].get<double>());
   }
   EXPECT_EQ(timed, 1);
+  EXPECT_GT(worst_ratio, 0) << "an f32 reference differs from the f64 oracle somewhere";
   EXPECT_GE(j["checks"].size(), 2u * 4 + 2);
 }
 

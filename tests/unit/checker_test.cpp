@@ -45,6 +45,25 @@ TEST(Checker, ElementwiseBoundNamesFirstBadIndex) {
   EXPECT_NEAR(r.max_abs_err, 0.01, 1e-6);
 }
 
+TEST(Checker, WorstRatioIsTheWorstElementsShareOfItsBound) {
+  // Bounds: 1e-5 + 1e-4 * |y*|. Element 0 uses 0.5 of its bound (1.1e-4 at y* = 1), element 1
+  // 0.8 (8.8e-6 of 1.1e-5 at y* = 0.01); the ratio names the larger share, not the larger error.
+  const Tolerance tol{.rel_l2 = 1e-3, .atol = 1e-5, .rtol = 1e-4};  // only elementwise binds
+  std::vector<double> want = {1.0, 0.01, -3.0};
+  std::vector<float> got = {static_cast<float>(1.0 + 0.5 * 1.1e-4),
+                            static_cast<float>(0.01 + 0.8 * 1.1e-5), -3.0f};
+  auto r = compare_output("y", got.data(), DType::f32, want.data(), {3}, tol);
+  EXPECT_TRUE(r.passed) << r.detail;
+  EXPECT_NEAR(r.worst_ratio, 0.8, 0.01);
+  EXPECT_NE(r.worst.find("y[1]"), std::string::npos) << r.worst;
+  EXPECT_NEAR(r.max_abs_err, 0.5 * 1.1e-4, 1e-6);
+  // Over the bound: the ratio says by how much.
+  got[2] = static_cast<float>(-3.0 + 2 * (1e-5 + 3e-4));
+  auto bad = compare_output("y", got.data(), DType::f32, want.data(), {3}, tol);
+  EXPECT_FALSE(bad.passed);
+  EXPECT_NEAR(bad.worst_ratio, 2.0, 0.01);
+}
+
 TEST(Checker, RelativeL2Bound) {
   // Every element within the elementwise bound but a systematic bias over the L2 bound.
   std::vector<double> want(1000, 1.0);

@@ -21,9 +21,11 @@
 
 #include "agents/strategy.h"
 #include "modes/optimize.h"
+#include "modes/optimize_report.h"
 #include "store/memory_store.h"
 #include "support/fs.h"
 #include "support/test_env.h"
+#include "task/task.h"
 
 namespace kf {
 namespace {
@@ -863,6 +865,35 @@ TEST(OptimizeOptionsJson, RoundTrip) {
   bad = OptimizeOptions::from_json({{"task_dir", "x"}, {"budget_evals", "many"}});
   ASSERT_FALSE(bad);
   EXPECT_TRUE(bad.error().message().starts_with("run options: ")) << bad.error().message();
+}
+
+// The final summary says how close the best's outputs came to the task's tolerance: a pass with
+// the worst element near its bound is a thin margin that another input seed may break.
+TEST(OptimizeSummary, SaysHowCloseTheBestCameToItsToleranceBound) {
+  auto task = load_task(testing::source_dir() / "bench/jaxbench/12_rmsnorm");
+  ASSERT_TRUE(task) << task.error().message();
+  OptimizeOptions o;
+  OptimizeResult r;
+  auto check = [](bool passed, double ratio) {
+    return CheckRecord{.shape = "N=4", .passed = passed, .worst_ratio = ratio};
+  };
+  r.best_result.checks = {check(true, 0.2), check(true, 0.35)};
+  RunResult final_run;
+  final_run.checks = {check(true, 0.3)};
+  r.final_result = final_run;
+  nlohmann::json s = optimize_summary(*task, o, r, 1.0, {});
+  EXPECT_DOUBLE_EQ(s["final"]["worst_error_ratio"].get<double>(), 0.35) << "the search's checks count";
+  std::string text = optimize_summary_text(s);
+  EXPECT_NE(text.find("worst element at 0.35 of its tolerance bound\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("thin margin"), std::string::npos) << text;
+
+  r.final_result->checks.push_back(check(true, 0.93));
+  r.final_result->checks.push_back(check(false, 40.0));  // a failure is a verdict, not a margin
+  s = optimize_summary(*task, o, r, 1.0, {});
+  EXPECT_DOUBLE_EQ(s["final"]["worst_error_ratio"].get<double>(), 0.93);
+  text = optimize_summary_text(s);
+  EXPECT_NE(text.find("worst element at 0.93 of its tolerance bound (a thin margin"), std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ RunResult full_result() {
                .timed = false,
                .rel_l2 = 1e-7,
                .max_abs_err = 2e-6,
+               .worst_ratio = 0.75,
                .worst = "C[3, 7]: got 1.5, expected 1.25",
                .detail = ""},
               {.shape = "M=1024 N=1024 K=1024",
@@ -51,6 +52,7 @@ RunResult full_result() {
                .timed = true,
                .rel_l2 = 0.5,
                .max_abs_err = 3,
+               .worst_ratio = 3e4,
                .worst = "C[0, 0]",
                .detail = "rel_l2 0.5 > 1e-5"}};
   r.timing = timing(2e-3);
@@ -102,6 +104,9 @@ TEST(RunResultJson, FullResultRoundTrips) {
   EXPECT_TRUE(back->checks[1].timed);
   EXPECT_FALSE(back->checks[1].passed);
   EXPECT_EQ(back->checks[1].detail, "rel_l2 0.5 > 1e-5");
+  EXPECT_DOUBLE_EQ(back->checks[0].worst_ratio, 0.75);
+  // The margin counts passed checks only: the failed one's 3e4 is a verdict, not a margin.
+  EXPECT_DOUBLE_EQ(back->worst_error_ratio(), 0.75);
   ASSERT_TRUE(back->timing && back->reference_timing && back->baseline_timing);
   EXPECT_DOUBLE_EQ(back->timing->median_s, 2e-3);
   EXPECT_EQ(back->timing->per_run_s.size(), 3u);
