@@ -307,7 +307,7 @@ TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
   Plan p = s.plan(evidence("compute", 0.02), tried);
   EXPECT_EQ(p.strategy, "hoist_invariants") << p.why;
   EXPECT_DOUBLE_EQ(p.expected_speedup, 16.0) << "the share is over 15/16: the gain's cap";
-  EXPECT_NE(p.why.find("3 stages evaluate a costly term"), std::string::npos) << p.why;
+  EXPECT_NE(p.why.find("2 stages evaluate a costly term"), std::string::npos) << p.why;  // st, y
   // Memory-bound, the saved arithmetic hides partly behind the loads: a quarter of the gain,
   // 1 + 7/4, ranked after the strategies that cut the traffic.
   Plan m = s.plan(evidence("memory", 0.02), tried);
@@ -565,16 +565,17 @@ TEST(BuiltinPlanner, IsDeterministic) {
 // computing its whole slice, as at root; y_r2, read whole, into y's rows) expects locality's
 // 1.2x compute-bound on those stages, not the 3x of computing only the part of causal scores
 // each row reads. Unweighted, the 3x put it before the vectors that gave 2.5x; it measured 1.0x.
+// Only y's within-chunk weights (read over j <= t % 64) get the 3x.
 TEST(BuiltinPlanner, FusionThatOnlyMovesWorkExpectsLocalitysGain) {
   Scenario s("bench/jaxbench/16_mamba2_ssd", recipe_of({"hoist_invariants"}));
   Evidence e = evidence("compute", 0.01);
-  e.stage_shares = {{"hs", 0.27}, {"st", 0.31}, {"y", 0.08}, {"y_r2", 0.32}, {"hs_h", 0.01},
-                    {"st_h", 0.01}};
+  e.stage_shares = {{"hs", 0.27}, {"st", 0.31}, {"y", 0.08}, {"y_r2", 0.32}, {"st_h", 0.01}};
   const Plan p = s.plan_until("fuse_into_consumer", e);
   ASSERT_EQ(p.strategy, "fuse_into_consumer") << p.why;
   EXPECT_NE(p.why.find("moved whole, for locality only: ~1.2x"), std::string::npos) << p.why;
-  EXPECT_NE(p.why.find("st_h, y_r2 moved whole"), std::string::npos) << p.why;
-  EXPECT_LT(p.expected_speedup, 1.4) << p.why;
+  EXPECT_NE(p.why.find("ce, st, y_r2 moved whole"), std::string::npos) << p.why;
+  // 3x on every stage it changes would be ~2.9x; the moved-whole 63% of the time gets 1.2x.
+  EXPECT_LT(p.expected_speedup, 2.0) << p.why;
   EXPECT_GT(p.expected_speedup, 1.0);
 }
 
