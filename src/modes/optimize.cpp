@@ -108,6 +108,14 @@ class Loop {
   CandidateMsg best_;
   RunResult best_result_;
   std::vector<nlohmann::json> journey_;
+  // Every candidate that passed, by key, with its fastest median: the final run's fallbacks.
+  struct Passed {
+    CandidateMsg candidate;
+    RunResult result;
+    double median_s = 0;
+  };
+  std::map<std::string, Passed> passed_;
+  static constexpr size_t kFinalFallbacks = 3;
 };
 
 Status Loop::setup() {
@@ -312,6 +320,10 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   if (r.timing && !r.timing->stopped_early.empty())
     a.detail["timing_stopped_early"] = r.timing->stopped_early;
   journey_.push_back(a.to_json());
+  if (r.verdict == Verdict::ok && median > 0 && kind != "final") {
+    auto [it, added] = passed_.try_emplace(c.key, Passed{c, r, median});
+    if (!added && median < it->second.median_s) it->second = Passed{c, r, median};
+  }
   if (seq > stored_attempts_) {
     if (fresh) {
       EvaluationRecord ev{.key = ekey, .candidate_key = c.key, .task = task_.name,
@@ -509,6 +521,33 @@ Expected<OptimizeResult> Loop::run() {
   if (o_.final_run) {
     auto f = measure(best_, "final", "final");
     if (!f) return f.error();
+    // The final run judges the best again on fresh inputs. A best that fails there (a thin
+    // margin the search's inputs did not expose, or a crash) is not handed out: the next
+    // fastest candidate that passed takes its place and is judged the same way.
+    std::set<std::string> failed;
+    while (f->verdict != Verdict::ok && failed.size() < kFinalFallbacks) {
+      failed.insert(best_.key);
+      const Passed* next = nullptr;
+      for (const auto& [key, p] : passed_)
+        if (!failed.count(key) && (!next || p.median_s < next->median_s)) next = &p;
+      if (!next) break;
+      say(fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
+                      "that passed, {}, takes its place",
+                      best_.recipe.steps.empty() ? "default schedule" : best_.recipe.to_string(),
+                      f->message,
+                      next->candidate.recipe.steps.empty() ? "the default schedule"
+                                                           : next->candidate.recipe.to_string()));
+      out.final_failures.push_back({{"key", best_.key},
+                                    {"recipe", best_.recipe.to_string()},
+                                    {"verdict", verdict_name(f->verdict)},
+                                    {"message", f->message}});
+      best_ = next->candidate;
+      best_result_ = next->result;
+      f = measure(best_, "final", "final");
+      if (!f) return f.error();
+    }
+    out.best = best_;
+    out.best_result = best_result_;
     out.final_result = *f;
   }
   out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;

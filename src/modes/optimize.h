@@ -80,6 +80,9 @@ struct OptimizeResult {
   agents::CandidateMsg best;
   RunResult best_result;
   std::optional<RunResult> final_result;  // the side-by-side run
+  // Bests that failed the final run on fresh inputs, in order (key, recipe, verdict, message);
+  // each was replaced by the next fastest candidate that passed.
+  std::vector<nlohmann::json> final_failures;
   int evaluations = 0, attempts = 0, reused = 0;
   std::string stop_reason;
   std::filesystem::path out_dir;

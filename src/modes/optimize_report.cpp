@@ -44,6 +44,7 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
                   {"checks", f.checks.size()},
                   {"worst_error_ratio", std::max(f.worst_error_ratio(), r.best_result.worst_error_ratio())}};
   }
+  if (!r.final_failures.empty()) s["final_failures"] = r.final_failures;
   s["journey"] = journey;
   return s;
 }
@@ -66,6 +67,10 @@ std::string optimize_summary_text(const nlohmann::json& s) {
                      a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",
                      detail);
   }
+  for (const auto& x : s.value("final_failures", nlohmann::json::array()))
+    t += fmt::format("\nfailed the final run on fresh inputs, replaced by the next fastest: {} ({}: {})",
+                     x.value("recipe", ""), x.value("verdict", ""), x.value("message", ""));
+  if (s.contains("final_failures")) t += "\n";
   const auto& b = s["best"];
   const double vs_naive = b.value("speedup_vs_naive", 0.0);
   t += fmt::format("\nbest: {}\n  {:.3f} ms median, {}, {:.0f}% of the roofline\n",
