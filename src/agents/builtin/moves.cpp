@@ -119,8 +119,24 @@ struct AccessInfo {
   te::RefKind kind = te::RefKind::input;
   std::vector<std::string> index_vars;  // each index's plain variable, "" if not a plain var
   std::set<std::string> uses;           // every variable any index reads
+  // Variables every index reads only as `v / K`, K a constant of at least 16 (16's
+  // hs[b, h, t / 64, n, p]): consecutive v read the same element K times running.
+  std::set<std::string> blocked;
   bool reads(const std::string& v) const { return uses.count(v) > 0; }
 };
+
+namespace {
+// `v / K` with K an integer constant of at least 16: the variable v, else "".
+std::string blocked_var(const te::Expr& e) {
+  if (e.kind != te::ExprKind::call || e.op != te::Op::div || e.args.size() != 2) return "";
+  const te::Expr& v = e.args[0];
+  const te::Expr& k = e.args[1];
+  if (v.kind != te::ExprKind::name || k.kind != te::ExprKind::number || k.number < 16 ||
+      k.number != static_cast<double>(static_cast<int64_t>(k.number)))
+    return "";
+  return v.name;
+}
+}  // namespace
 
 std::vector<AccessInfo> accesses(const te::Expr& body) {
   std::vector<AccessInfo> out;
@@ -129,12 +145,18 @@ std::vector<AccessInfo> accesses(const te::Expr& body) {
     AccessInfo a;
     a.tensor = x.name;
     a.kind = x.ref.kind;
+    std::set<std::string> plainly;  // read other than as a blocked_var somewhere
     for (size_t d = 0; d < x.index_count(); ++d) {
       a.index_vars.push_back(x.args[d].kind == te::ExprKind::name ? x.args[d].name : "");
+      const std::string b = blocked_var(x.args[d]);
       te::visit(x.args[d], [&](const te::Expr& n) {
-        if (n.kind == te::ExprKind::name) a.uses.insert(n.name);
+        if (n.kind != te::ExprKind::name) return;
+        a.uses.insert(n.name);
+        if (n.name != b) plainly.insert(n.name);
       });
     }
+    for (const std::string& v : a.uses)
+      if (!plainly.count(v)) a.blocked.insert(v);
     out.push_back(std::move(a));
   });
   return out;
@@ -206,6 +228,17 @@ std::string tile_row_var(const Stage& s, const std::string& j) {
     for (const auto& a : acc)
       if (a.reads(j) && a.reads(cand)) independent = false;
     if (independent) return cand;
+  }
+  // Next, a var the j-reading operands read only in blocks (t / 64): rows of one tile within a
+  // block share those operands' vectors (16's y_r2 over a chunk's rows t: each head's hs slice
+  // stays in L1, where rows over heads h stream 8 slices 1 MB apart).
+  for (size_t v = s.vars.size(); v-- > 0;) {
+    const std::string& cand = s.vars[v].name;
+    if (cand == j) continue;
+    bool shared = true;
+    for (const auto& a : acc)
+      if (a.reads(j) && a.reads(cand) && !a.blocked.count(cand)) shared = false;
+    if (shared) return cand;
   }
   for (size_t v = s.vars.size(); v-- > 0;)
     if (s.vars[v].name != j) return s.vars[v].name;
