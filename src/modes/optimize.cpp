@@ -296,8 +296,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
     }
     if (rival) {
       e.rival_source = rival->source;
-      e.rival_name = "the best (" + (rival->recipe.steps.empty() ? std::string("default schedule")
-                                                                  : rival->recipe.to_string()) + ")";
+      e.rival_name = "the best (" + rival->recipe.to_string() + ")";
       e.stop_slower_than_s = 0;  // the pair decides, however it turns out
     }
     auto judged = judge_->judge(task_, c.source, e);
@@ -533,10 +532,7 @@ Expected<OptimizeResult> Loop::run() {
       if (!next) break;
       say(fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
                       "that passed, {}, takes its place",
-                      best_.recipe.steps.empty() ? "default schedule" : best_.recipe.to_string(),
-                      f->message,
-                      next->candidate.recipe.steps.empty() ? "the default schedule"
-                                                           : next->candidate.recipe.to_string()));
+                      best_.recipe.to_string(), f->message, next->candidate.recipe.to_string()));
       out.final_failures.push_back({{"key", best_.key},
                                     {"recipe", best_.recipe.to_string()},
                                     {"verdict", verdict_name(f->verdict)},
