@@ -44,6 +44,8 @@ Expr reduce_identity(te::ReduceOp op, Type t) {
     case te::ReduceOp::argmin:
       return t.is_float() ? ir::make_const(t, inf)
                           : ir::IntImm::make(t, std::numeric_limits<int64_t>::max());
+    case te::ReduceOp::logsumexp:
+      return ir::make_const(t, -inf);  // the running maximum's (the sum starts at 0)
   }
   return ir::make_zero(t);
 }
@@ -56,9 +58,10 @@ Expr reduce_combine(te::ReduceOp op, const Expr& acc, const Expr& value) {
     case te::ReduceOp::min: return ir::min(acc, value);
     case te::ReduceOp::argmax:
     case te::ReduceOp::argmin:
+    case te::ReduceOp::logsumexp:
       break;
   }
-  KF_CHECK(false) << "reduce_combine of an arg reduction";
+  KF_CHECK(false) << "reduce_combine of an arg reduction or logsumexp (two-value states)";
   return acc;
 }
 
@@ -269,13 +272,79 @@ Expr ExprLowerer::call(const te::Expr& e) {
   return Expr();
 }
 
+// An inline reduction's running state at index i of its buffer(s). logsumexp keeps two: `a` the
+// largest value so far and `b` the sum of exp(value - a), rescaled whenever a grows (online
+// softmax's normalizer: one pass, one exp per value, no overflow); its value is a + log(b).
+// Every other (non-arg) reduction keeps its accumulator in `a`.
+struct ReduceState {
+  te::ReduceOp op;
+  Type t;
+  std::string a, b;
+
+  bool pair() const { return op == te::ReduceOp::logsumexp; }
+  Expr load_a(const Expr& i) const { return ir::Load::make(t, a, i); }
+  Expr load_b(const Expr& i) const { return ir::Load::make(t, b, i); }
+
+  ir::Stmt init(const Expr& i) const {
+    ir::Stmt first = ir::Store::make(a, i, reduce_identity(op, t));
+    if (!pair()) return first;
+    return ir::Block::make({first, ir::Store::make(b, i, ir::make_zero(t))});
+  }
+  // Takes value v (evaluated once).
+  ir::Stmt update(const Expr& i, const Expr& v, NameGen& names) const {
+    if (!pair()) return ir::Store::make(a, i, reduce_combine(op, load_a(i), v));
+    // m' = max(m, x); s' = s * exp(m - x) + 1 where x > m, else s + exp(x - m): one of the two
+    // exponents is 0, so one exp of min - max serves both. Where both are -inf nothing is added
+    // (exp(-inf - -inf) would be NaN).
+    const std::string xn = names.fresh(a + ".x"), mn = names.fresh(a + ".m");
+    const std::string tn = names.fresh(a + ".top"), en = names.fresh(a + ".e");
+    const Expr x = ir::Var::make(t, xn), m = ir::Var::make(t, mn);
+    const Expr top = ir::Var::make(t, tn), e = ir::Var::make(t, en);
+    const Expr scale = ir::select(ir::eq(top, ir::make_const(t, -kInf)), ir::make_zero(t),
+                                  ir::Call::make(ir::MathFn::exp, {ir::min(m, x) - top}));
+    const Expr s = load_b(i);
+    ir::Stmt body = ir::Block::make(
+        {ir::Store::make(b, i, ir::select(ir::gt(x, m), s * e + ir::make_one(t), s + e)),
+         ir::Store::make(a, i, top)});
+    body = ir::LetStmt::make(tn, ir::max(m, x), ir::LetStmt::make(en, scale, body));
+    return ir::LetStmt::make(xn, v, ir::LetStmt::make(mn, load_a(i), body));
+  }
+  // Combines the state of `from` at j into this one at i.
+  ir::Stmt merge(const Expr& i, const ReduceState& from, const Expr& j, NameGen& names) const {
+    if (!pair()) return update(i, from.load_a(j), names);
+    const std::string n1 = names.fresh(a + ".m"), n2 = names.fresh(a + ".m");
+    const std::string tn = names.fresh(a + ".top");
+    const Expr m1 = ir::Var::make(t, n1), m2 = ir::Var::make(t, n2), top = ir::Var::make(t, tn);
+    auto scale = [&](const Expr& m) { return ir::Call::make(ir::MathFn::exp, {m - top}); };
+    const Expr sum = load_b(i) * scale(m1) + from.load_b(j) * scale(m2);
+    ir::Stmt body = ir::Block::make(
+        {ir::Store::make(b, i, ir::select(ir::eq(top, ir::make_const(t, -kInf)), ir::make_zero(t), sum)),
+         ir::Store::make(a, i, top)});
+    body = ir::LetStmt::make(tn, ir::max(m1, m2), body);
+    return ir::LetStmt::make(n1, load_a(i), ir::LetStmt::make(n2, from.load_a(j), body));
+  }
+  // -inf for an empty range (a = -inf, b = 0).
+  Expr result(const Expr& i) const {
+    if (!pair()) return load_a(i);
+    return load_a(i) + ir::Call::make(ir::MathFn::log, {load_b(i)});
+  }
+  void declare(Prelude& pre, int64_t extent) const {
+    pre.buffers.push_back({a, t, extent});
+    if (pair()) pre.buffers.push_back({b, t, extent});
+  }
+
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+};
+
 Expr ExprLowerer::inline_reduce(const te::Expr& e) {
   const sched::Stage& s = p_.stages[stage_];
   const bool arg_op = e.reduce_op == te::ReduceOp::argmax || e.reduce_op == te::ReduceOp::argmin;
   const Type vt = value_type(task_, e.args[0].type);
-  const Type rt = arg_op ? Type::i64() : vt;
+  const bool lse = e.reduce_op == te::ReduceOp::logsumexp;
+  const Type rt = arg_op ? Type::i64() : lse ? ctype_ : vt;
   const std::string acc = names_.fresh(s.name + ".acc");
   const std::string best = acc + ".val";
+  const ReduceState state{e.reduce_op, rt, acc, acc + ".s"};
 
   std::vector<Prelude> outer;
   outer.swap(preludes_);
@@ -284,14 +353,13 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
     loop_names.push_back(acc + "." + s.reduce_vars[r].name);
     inline_rvars_[r] = ir::Var::make(Type::i64(), loop_names.back());
   }
-  Expr v = convert(lower(e.args[0]), vt);
+  Expr v = convert(lower(e.args[0]), lse ? rt : vt);
   std::vector<Prelude> inner = take_preludes();
   preludes_.swap(outer);
 
   ir::Stmt update;
   if (!arg_op) {
-    update = ir::Store::make(acc, ir::i64(0),
-                             reduce_combine(e.reduce_op, ir::Load::make(rt, acc, ir::i64(0)), v));
+    update = state.update(ir::i64(0), v, names_);
   } else {
     Expr old = ir::Load::make(vt, best, ir::i64(0));
     Expr better = ir::logical_or(ir::lt(ir::Load::make(rt, acc, ir::i64(0)), ir::i64(0)),
@@ -308,43 +376,46 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
                          ir::ForKind::serial, body);
   }
   Prelude pre;
-  pre.buffers.push_back({acc, rt});
   const int lanes = s.reduce_lanes < 0 ? b_.natural_lanes : s.reduce_lanes;
   if (lanes > 1 && sched::vectorizable_reduce(e)) {
     // vectorize_reductions: the partial results of `lanes` consecutive values at a time.
-    std::vector<ir::Stmt> code = {ir::Store::make(acc, ir::i64(0), reduce_identity(e.reduce_op, rt))};
-    code.push_back(vector_reduce_loop(e, loop_names[0], inner, v, acc, rt, lanes, pre));
+    state.declare(pre, 1);
+    std::vector<ir::Stmt> code = {state.init(ir::i64(0))};
+    code.push_back(vector_reduce_loop(e, loop_names[0], inner, v, state, lanes, pre));
     pre.compute = ir::Block::make(code);
     preludes_.push_back(pre);
     for (int r : e.rvars) inline_rvars_.erase(r);
-    return ir::Load::make(rt, acc, ir::i64(0));
+    return state.result(ir::i64(0));
   }
   std::vector<ir::Stmt> init;
   if (arg_op) {
+    pre.buffers.push_back({acc, rt});
     pre.buffers.push_back({best, vt});
     init.push_back(ir::Store::make(best, ir::i64(0), reduce_identity(e.reduce_op, vt)));
     init.push_back(ir::Store::make(acc, ir::i64(0), ir::i64(-1)));
   } else {
-    init.push_back(ir::Store::make(acc, ir::i64(0), reduce_identity(e.reduce_op, rt)));
+    state.declare(pre, 1);
+    init.push_back(state.init(ir::i64(0)));
   }
   init.push_back(body);
   pre.compute = ir::Block::make(init);
   preludes_.push_back(pre);
   for (int r : e.rvars) inline_rvars_.erase(r);
-  return ir::Load::make(rt, acc, ir::i64(0));
+  return arg_op ? ir::Load::make(rt, acc, ir::i64(0)) : state.result(ir::i64(0));
 }
 
 // n = max(hi - lo, 0) values in full vectors of `lanes` (loop jo), then one masked vector for
 // the remaining n % lanes; lane l of vector jo takes the value at lo + jo * lanes + l. The lanes
-// start at the identity, so a masked lane changes nothing; the fold adds them in lane order.
+// start at the identity, so a masked lane changes nothing; the fold combines them in lane order.
 ir::Stmt ExprLowerer::vector_reduce_loop(const te::Expr& e, const std::string& var,
                                          const std::vector<Prelude>& inner, const ir::Expr& value,
-                                         const std::string& acc, ir::Type rt, int lanes,
-                                         Prelude& pre) {
+                                         const ReduceState& state, int lanes, Prelude& pre) {
   const sched::Stage& s = p_.stages[stage_];
   const te::IndexVar& rv = s.reduce_vars[e.rvars[0]];
-  const std::string part = acc + ".lanes", lane = acc + ".l", jo = acc + ".jo", count = acc + ".n";
-  pre.buffers.push_back({part, rt, lanes});
+  const std::string acc = state.a;
+  const ReduceState part{state.op, state.t, acc + ".lanes", state.b + ".lanes"};
+  part.declare(pre, lanes);
+  const std::string lane = acc + ".l", jo = acc + ".jo", count = acc + ".n";
   const Expr lo = ir::simplify(convert(lower(rv.lo), Type::i64()));
   const Expr hi = ir::simplify(convert(lower(rv.hi), Type::i64()));
   const Expr n = ir::Var::make(Type::i64(), count), l = ir::Var::make(Type::i64(), lane);
@@ -353,8 +424,7 @@ ir::Stmt ExprLowerer::vector_reduce_loop(const te::Expr& e, const std::string& v
     return ir::For::make(lane, ir::i64(0), w, ir::ForKind::vectorized, std::move(body));
   };
   auto step = [&](const Expr& first, const Expr& active) {
-    ir::Stmt update = with_preludes(
-        inner, ir::Store::make(part, l, reduce_combine(e.reduce_op, ir::Load::make(rt, part, l), value)));
+    ir::Stmt update = with_preludes(inner, part.update(l, value, names_));
     // The variable itself, not a Let of it: the vectorizer then sees first + lane, a dense
     // vector of consecutive indices, and loads it whole instead of gathering lane by lane.
     ir::Stmt body = ir::substitute(var, first + l, update);
@@ -362,14 +432,12 @@ ir::Stmt ExprLowerer::vector_reduce_loop(const te::Expr& e, const std::string& v
   };
   const std::string fold = acc + ".f";
   std::vector<ir::Stmt> code = {
-      lanes_loop(ir::Store::make(part, l, reduce_identity(e.reduce_op, rt))),
+      lanes_loop(part.init(l)),
       ir::For::make(jo, ir::i64(0), n / w, ir::ForKind::serial,
                     step(lo + ir::Var::make(Type::i64(), jo) * w, Expr())),
       ir::IfThenElse::make(ir::lt(full, n), step(lo + full, ir::lt(l, n - full))),
       ir::For::make(fold, ir::i64(0), w, ir::ForKind::serial,
-                    ir::Store::make(acc, ir::i64(0),
-                                    reduce_combine(e.reduce_op, ir::Load::make(rt, acc, ir::i64(0)),
-                                                   ir::Load::make(rt, part, ir::Var::make(Type::i64(), fold)))))};
+                    state.merge(ir::i64(0), part, ir::Var::make(Type::i64(), fold), names_))};
   return ir::LetStmt::make(count, ir::simplify(ir::max(hi - lo, ir::i64(0))), ir::Block::make(code));
 }
 

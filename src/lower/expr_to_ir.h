@@ -28,6 +28,8 @@
 
 namespace kf::lowering {
 
+struct ReduceState;  // expr_to_ir.cpp: an inline reduction's running state
+
 // Unique names within one lowered function.
 class NameGen {
  public:
@@ -97,10 +99,10 @@ class ExprLowerer {
   ir::Expr inline_reduce(const te::Expr& e);
   // The loop of an inline reduction over one variable as `lanes` vector partial results
   // (vectorize_reductions): `value` (which reads the reduction variable `var`, after the
-  // preludes `inner`) is combined into its lane; the lanes are folded into `acc` at the end.
+  // preludes `inner`) is combined into its lane; the lanes are folded into `state` at the end.
   ir::Stmt vector_reduce_loop(const te::Expr& e, const std::string& var,
                               const std::vector<Prelude>& inner, const ir::Expr& value,
-                              const std::string& acc, ir::Type rt, int lanes, Prelude& pre);
+                              const ReduceState& state, int lanes, Prelude& pre);
   ir::Expr load(ir::Type t, const std::string& buffer, const ir::Expr& index, ir::Expr pred);
 
   const sched::Pipeline& p_;

@@ -93,6 +93,14 @@ void Pipeline::insert_stage(int pos, Stage stage) {
     for_each_expr(s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r >= pos ? r + 1 : r; }); });
 }
 
+void Pipeline::remove_stage(int pos) {
+  KF_CHECK(pos >= 0 && pos < static_cast<int>(stages.size())) << "remove_stage at " << pos;
+  KF_CHECK(readers(pos).empty()) << "remove_stage of " << stages[pos].name << ", which is read";
+  stages.erase(stages.begin() + pos);
+  for (Stage& s : stages)
+    for_each_expr(s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r > pos ? r - 1 : r; }); });
+}
+
 std::vector<Loop> default_loops(const Stage& s) {
   std::vector<Loop> loops;
   for (size_t d = 0; d < s.vars.size(); ++d) {
@@ -386,7 +394,7 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
   bool widened = false;
   for (int rv : free_reduce) widened = widened || !s.reduce_vars[static_cast<size_t>(rv)].is_static;
   if (widened) e.body = guard_accesses(p, e);
-  e.reduction = e.body.kind == ExprKind::reduce;
+  e.reduction = e.body.kind == ExprKind::reduce && e.body.reduce_op != te::ReduceOp::logsumexp;
   for (int rv : e.body.rvars) e.reduction = e.reduction && e.reduce_vars[static_cast<size_t>(rv)].is_static;
   e.loops = default_loops(e);
   e.storage_order.resize(e.vars.size());
@@ -413,7 +421,8 @@ namespace {
 bool extract_one(Pipeline& p, int si) {
   Stage& s = p.stages[si];
   if (s.is_recurrence()) return false;
-  const Expr* top = s.reduction ? &s.body : nullptr;
+  // The top reduce stays (a logsumexp one too, which is inline but has nowhere better to go).
+  const Expr* top = s.body.kind == ExprKind::reduce ? &s.body : nullptr;
   Expr* r = find_extractable(s.body, top, s);
   if (!r) return false;
   lift_subexpression(p, si, *r, unique_stage_name(p, s.name + "_r"), "reduction of " + s.name);
@@ -469,7 +478,10 @@ Pipeline make_pipeline(const te::Program& program, const Task& task) {
     s.reduce_vars = ts.reduce_vars;
     s.body = ts.body;
     s.scan_dim = ts.scan_dim;
-    s.reduction = ts.body.kind == ExprKind::reduce && ts.scan_dim < 0;
+    // A logsumexp keeps two running values, so it is never a stage's own reduction loops: it
+    // runs inline (as an inner loop where its stage computes each point).
+    s.reduction = ts.body.kind == ExprKind::reduce && ts.scan_dim < 0 &&
+                  ts.body.reduce_op != te::ReduceOp::logsumexp;
     for (int r : ts.body.rvars) s.reduction = s.reduction && ts.reduce_vars[r].is_static;
     p.stages.push_back(std::move(s));
   }

@@ -130,6 +130,8 @@ struct Pipeline {
   std::vector<int> consumers(int s) const;
   // Inserts `stage` at `pos`, shifting RefKind::stage refs everywhere.
   void insert_stage(int pos, Stage stage);
+  // Removes a stage no other stage reads (refs to later stages are renumbered).
+  void remove_stage(int pos);
   // Canonical text: each stage's definition and schedule (for golden tests and dumps).
   std::string to_string() const;
 };

@@ -263,6 +263,7 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::vectorize_reductions: s = apply_vectorize_reductions(work, prim); break;
     case PrimitiveKind::hoist: s = apply_hoist(work, prim); break;
     case PrimitiveKind::phase_split: s = apply_phase_split(work, prim); break;
+    case PrimitiveKind::online_softmax: s = apply_online_softmax(work, prim); break;
     case PrimitiveKind::approximate: s = apply_approximate(work, prim); break;
     case PrimitiveKind::align_storage: s = apply_align_storage(work, prim); break;
     case PrimitiveKind::hoist_gathers: s = apply_hoist_gathers(work, prim); break;

@@ -27,6 +27,8 @@
 //   hoist y W p                  y's costliest subexpression that does not read y's var p
 //                                (nor any other var listed) becomes a stage W over the vars
 //                                it reads: computed once, not once per p
+//   online_softmax m             the row max m becomes a one-pass logsumexp; its normalizer
+//                                sum (and the division by it) goes
 //
 //   Pipeline p = make_pipeline(program, task);
 //   Status s = apply_schedule(p, schedule);   // "gemm.sched:4: cannot vectorize C.k: ..."

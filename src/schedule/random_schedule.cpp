@@ -71,6 +71,7 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::hoist, 2},         {PrimitiveKind::vectorize_reductions, 3},
       {PrimitiveKind::approximate, 2},  {PrimitiveKind::align_storage, 2},
       {PrimitiveKind::hoist_gathers, 2}, {PrimitiveKind::phase_split, 2},
+      {PrimitiveKind::online_softmax, 2},
   };
   static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
   static const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
@@ -143,6 +144,7 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     }
     case PrimitiveKind::cache_write: return make(kind, {s.name, fresh_stage(p, s.name + "_w")});
     case PrimitiveKind::phase_split: return make(kind, {s.name, fresh_stage(p, s.name + "_ph")});
+    case PrimitiveKind::online_softmax: return make(kind, {s.name});
     case PrimitiveKind::rfactor: {
       std::vector<std::string> red;
       for (const Loop& l : s.loops)

@@ -69,6 +69,8 @@ const std::vector<Syntax>& syntaxes() {
       {PrimitiveKind::hoist_gathers, "hoist_gathers", {A::name}, 0, false, "hoist_gathers STAGE"},
       {PrimitiveKind::phase_split, "phase_split", {A::name, A::name}, 0, false,
        "phase_split STAGE NEW"},
+      {PrimitiveKind::online_softmax, "online_softmax", {A::name}, 0, false,
+       "online_softmax MAX_STAGE"},
   };
   return table;
 }

@@ -30,7 +30,7 @@ enum class PrimitiveKind {
   split, tile, reorder, fuse, vectorize, unroll, parallel,
   compute_at, compute_inline, compute_root, cache_read, cache_write, rfactor, reorder_storage,
   nontemporal, prefetch, double_buffer, reciprocal, hoist, vectorize_reductions,
-  approximate, align_storage, hoist_gathers, phase_split
+  approximate, align_storage, hoist_gathers, phase_split, online_softmax
 };
 
 std::string to_string(PrimitiveKind k);

@@ -132,6 +132,8 @@ std::string reduce_name(ReduceOp op) {
       return "argmax";
     case ReduceOp::argmin:
       return "argmin";
+    case ReduceOp::logsumexp:
+      return "logsumexp";
   }
   KF_CHECK(false) << "unknown reduction";
   return "";

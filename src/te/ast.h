@@ -97,7 +97,9 @@ enum class Op {
   cast,     // f32(x) f64(x) bf16(x) i32(x) i64(x) (1)
 };
 
-enum class ReduceOp { sum, prod, max, min, argmax, argmin };
+// logsumexp(VARS: x) = log(sum(exp(x))), evaluated without overflow (max + log of the sum of
+// exp(x - max)); generated code computes it in one pass with online rescaling.
+enum class ReduceOp { sum, prod, max, min, argmax, argmin, logsumexp };
 
 enum class RefKind { none, index_var, reduce_var, dim, derived, scalar, input, stage };
 

@@ -1,6 +1,7 @@
-// The interpreter's reduction node: sum, prod, max, min, argmax, argmin over one or more loops,
+// The interpreter's reduction node: sum, prod, max, min, argmax, argmin, logsumexp over one or more loops,
 // the innermost evaluated a row at a time (see interp_exec.h).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "support/check.h"
@@ -17,9 +18,11 @@ class Reduce final : public Node {
 
   double eval(Frame& f) override {
     acc_ = init();
+    scaled_ = 0;
     best_ = -1;
     run(f, 0);
     if constexpr (R == ReduceOp::argmax || R == ReduceOp::argmin) return static_cast<double>(best_);
+    if constexpr (R == ReduceOp::logsumexp) return acc_ + std::log(scaled_);  // -inf when empty
     return acc_;
   }
 
@@ -32,6 +35,7 @@ class Reduce final : public Node {
         return 1;
       case ReduceOp::max:
       case ReduceOp::argmax:
+      case ReduceOp::logsumexp:
         return -std::numeric_limits<double>::infinity();
       case ReduceOp::min:
       case ReduceOp::argmin:
@@ -60,6 +64,24 @@ class Reduce final : public Node {
       case ReduceOp::argmin:
         if (best_ < 0 || v < acc_) acc_ = v, best_ = at;
         return;
+      case ReduceOp::logsumexp: {
+        // acc_ is the largest value so far, scaled_ the sum of exp(value - acc_). A -inf value
+        // adds nothing; a NaN makes the result NaN.
+        if (v == -std::numeric_limits<double>::infinity()) return;
+        if (std::isnan(v) || std::isnan(acc_)) {
+          acc_ = std::numeric_limits<double>::quiet_NaN();
+          return;
+        }
+        if (v == acc_) {
+          scaled_ += 1;  // also +inf twice, where exp(v - acc_) would be NaN
+        } else if (v > acc_) {
+          scaled_ = scaled_ * std::exp(acc_ - v) + 1;
+          acc_ = v;
+        } else {
+          scaled_ += std::exp(v - acc_);
+        }
+        return;
+      }
     }
   }
 
@@ -84,6 +106,7 @@ class Reduce final : public Node {
   std::vector<ReduceLoop> loops_;
   NodePtr body_;
   double acc_ = 0;
+  double scaled_ = 0;  // logsumexp only
   int64_t best_ = -1;
   double buf_[kRowChunk];
 };
@@ -104,6 +127,8 @@ NodePtr make_reduce(ReduceOp op, std::vector<ReduceLoop> loops, NodePtr body) {
       return NodePtr(new Reduce<ReduceOp::argmax>(std::move(loops), std::move(body)));
     case ReduceOp::argmin:
       return NodePtr(new Reduce<ReduceOp::argmin>(std::move(loops), std::move(body)));
+    case ReduceOp::logsumexp:
+      return NodePtr(new Reduce<ReduceOp::logsumexp>(std::move(loops), std::move(body)));
   }
   KF_CHECK(false) << "unknown reduction";
   return nullptr;

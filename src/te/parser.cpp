@@ -41,6 +41,7 @@ std::optional<ReduceOp> find_reduce(std::string_view name) {
   if (name == "min") return ReduceOp::min;
   if (name == "argmax") return ReduceOp::argmax;
   if (name == "argmin") return ReduceOp::argmin;
+  if (name == "logsumexp") return ReduceOp::logsumexp;
   return std::nullopt;
 }
 

@@ -28,7 +28,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "bench/jaxbench/50_matmul_gelu_softmax", "tests/golden/tasks/scan",
                       "tests/golden/tasks/argmax_rows", "tests/golden/tasks/gather_pad",
                       "tests/golden/tasks/bf16_softmax", "tests/golden/tasks/f64_layernorm",
-                      "tests/golden/tasks/convt1d_s3"),
+                      "tests/golden/tasks/convt1d_s3", "tests/golden/tasks/lse_rows"),
     [](const auto& info) {
       std::string n = std::filesystem::path(info.param).filename().string();
       return n.substr(n.find_first_not_of("0123456789_"));
@@ -96,9 +96,41 @@ const FeatureCase kFeatureCases[] = {
      "reorder yp o_p n q.o k.o k.i q.i\nunroll yp.k.i\nvectorize yp.q.i 16\n"
      "compute_at yp_acc yp.k.o\nreorder yp_acc o_p n c r_t k o_q\nunroll yp_acc.k\n"
      "vectorize yp_acc.o_q 16\nvectorize y.o 8\n"},
+    // logsumexp's running maximum and rescaled sum: scalar (above), as lanes folded pairwise,
+    // a vector lane per row, and lanes inside a parallel row loop.
+    {"lse_lanes", "lse_rows", "vectorize_reductions y\nvectorize_reductions z 8\n"},
+    {"lse_vectorized_rows", "lse_rows", "split y.n n.o n.i 8\nvectorize y.n.i\nvectorize z.n 4\n"},
+    {"lse_lanes_parallel", "lse_rows", "vectorize_reductions y 4\nparallel y.n\nparallel z.n\n"},
+    // online_softmax on a bf16 softmax: the row max becomes a logsumexp, the sum goes.
+    {"bf16_online_softmax", "bf16_softmax",
+     "online_softmax m\ncompute_inline e\ncompute_at m y.n\nvectorize_reductions m\nvectorize y.d 16\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FeatureSchedules, ::testing::ValuesIn(kFeatureCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// online_softmax where the suite has a softmax or a log-sum-exp: attention (the normalizer and
+// the division of P @ V by it go), cross entropy (m + log(sum) becomes m), and 50's row softmax
+// with the row fused into the row loop.
+class OnlineSoftmaxSchedules : public ::testing::TestWithParam<FeatureCase> {};
+
+TEST_P(OnlineSoftmaxSchedules, PassTheJudge) {
+  Task task = task_at(std::string("bench/jaxbench/") + GetParam().task);
+  EXPECT_EQ(lower_and_judge(task, GetParam().schedule), "ok");
+}
+
+const FeatureCase kOnlineSoftmaxCases[] = {
+    {"flash_rows", "01_flash_attention",
+     "online_softmax m\ncompute_at pe o.i\ncompute_at m o.i\ncompute_at s o.i\n"
+     "vectorize_reductions m\nvectorize pe.j\nvectorize o.d\n"},
+    {"cross_entropy", "13_cross_entropy", "online_softmax m\nvectorize_reductions m\nparallel m.t\n"},
+    {"softmax_rows", "50_matmul_gelu_softmax",
+     "compute_inline g\ncompute_inline e\nonline_softmax m\ncompute_at m y.b\n"
+     "vectorize_reductions m\nvectorize y.o 16\nparallel y.b\n"},
+    {"paged_decode", "06_paged_attention", "online_softmax m\nvectorize_reductions m 8\n"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Tasks, OnlineSoftmaxSchedules, ::testing::ValuesIn(kOnlineSoftmaxCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // recompute_vs_store's moves on 50 with g (erf) and e (exp) inlined: both computed once per row

@@ -249,6 +249,19 @@ TEST(TeInterpreter, EmptyReductionsAndTensors) {
   expect_near(vec_run("y[i] = x[i]\n", {}), {});
 }
 
+TEST(TeInterpreter, LogSumExpIsStableAndSkipsMinusInf) {
+  // log(e^1000 + e^1000) = 1000 + log 2: no overflow; -inf terms add nothing; an empty range
+  // (and an all -inf one) is -inf; prefix rows grow the running maximum several times.
+  expect_near(vec_run("y[i] = logsumexp(j: x[j])\n", {1000, 1000}), {1000 + std::log(2.0), 1000 + std::log(2.0)});
+  expect_near(vec_run("y[i] = logsumexp(j: select(j == 0, -inf, x[j]))\n", {5, 0}), {0, 0});
+  expect_near(vec_run("y[i] = logsumexp(j in 0..i: x[j])\n", {1, 2, 3}),
+              {-kInf, 1, std::log(std::exp(1.0) + std::exp(2.0))});
+  expect_near(vec_run("y[i] = logsumexp(j: -inf + x[j] * 0)\n", {1, 2}), {-kInf, -kInf});
+  expect_near(vec_run("y[i] = logsumexp(j: select(j == i, inf, x[j]))\n", {1, 2}), {kInf, kInf});
+  expect_near(vec_run("y[i] = logsumexp(j in 0..3: x[j % 2] * (j - 1))\n", {2, 4}),
+              {std::log(std::exp(-2.0) + 1 + std::exp(2.0)), std::log(std::exp(-2.0) + 1 + std::exp(2.0))});
+}
+
 TEST(TeInterpreter, MemoizedSubtreesFollowTheirVariables) {
   // The inner sum depends on i only; the exp on j only; both change between rows/columns.
   const std::string sig = R"(dims = ["N"]
