@@ -53,6 +53,9 @@ struct PlanInput {
   const Task* task = nullptr;
   const sched::Pipeline* pipeline = nullptr;  // the best candidate's scheduled pipeline
   const Recipe* recipe = nullptr;             // the best candidate's recipe
+  // The default-scheduled pipeline: where rewrite-first strategies (online_softmax) apply, ahead
+  // of the recipe's loop scheduling. nullptr: they are judged on `pipeline` instead.
+  const sched::Pipeline* base = nullptr;
   Evidence evidence;
   std::set<std::string> tried;  // strategies already tried from this best (no gain or refused)
   MoveContext ctx;

@@ -72,6 +72,9 @@ struct Strategy {
   // Strategies the built-in brain applies through the autotuner instead of moves: the knob it
   // tunes ("threads", "lanes"). Empty with no moves: LLM brain and human only.
   std::string tuned_knob;
+  // A rewrite of the program rather than of its loops (online_softmax): the implementer puts it
+  // ahead of the recipe's loop scheduling, which then replays on the rewritten stages.
+  bool rewrite_first = false;
 
   Knobs default_knobs() const;
   bool mechanical() const { return moves != nullptr || !tuned_knob.empty(); }

@@ -141,12 +141,16 @@ std::vector<Strategy> make_catalog() {
        "when it is large.",
        "Run time per call near the parallel region's overhead; threads busy below requested.",
        {{"threads", 0, {0}, "threads for the kernel (0 = as requested)"}}, nullptr, "threads"},
-      // ---- Catalog only: the LLM brain and the human apply these --------------------------
       {"online_softmax", "Two passes into one with online rescaling", StrategyScope::generic,
-       "Compute a running max and a running sum rescaled by exp(m_old - m_new) in one pass "
-       "(flash-attention style) instead of a max pass and a sum pass.",
-       "Softmax or log-sum-exp over long rows, memory-bound, several passes per row.",
-       {}},
+       "Compute a softmax's row maximum and its normalizer in one pass: a running maximum, and a "
+       "running sum rescaled by exp(m_old - m_new) each time the maximum grows (one exp per "
+       "value). The result is the row's logsumexp, so exp(x - logsumexp) are the probabilities "
+       "themselves: the normalizer stage and the division by it go (attention's P @ V / den, a "
+       "softmax's e / sum), and max + log(sum) is the logsumexp. Rows are read twice, not three "
+       "times.",
+       "A row max whose readers take exp(x - max) and sum it over the same range (softmax, "
+       "attention, cross entropy, log-sum-exp); several passes per row in the time per stage.",
+       {}, moves_online_softmax, "", true},
       {"hoist_invariants", "Hoist loop invariants", StrategyScope::generic,
        "Move computations that do not depend on some of a stage's variables out of their loops "
        "into a stage of their own (a decay factor shared by every channel, a weight shared by "

@@ -395,6 +395,7 @@ Expected<OptimizeResult> Loop::run() {
     pi.task = &task_;
     pi.pipeline = &*pipeline;
     pi.recipe = &best_.recipe;
+    pi.base = &*base_;
     pi.evidence = evidence_cache.get(task_, best_, best_result_, *pipeline, machine_, o_);
     pi.tried = tried;
     pi.ctx = {&machine_, o_.threads};
@@ -496,6 +497,10 @@ Expected<OptimizeResult> Loop::run() {
     best_result_ = *r;
     tried.clear();
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
+    // A rewrite-first step (online_softmax) has no knobs and is not the recipe's newest step
+    // (the last): nothing of its own to tune.
+    if (const agents::Strategy* st = agents::find_strategy(plan.strategy); st && st->rewrite_first)
+      continue;
     // Tune the knobs of the recipe that just won; below three tuning rounds of budget, only
     // once the strategies left expect little (kTuneWhenBelow).
     if (o_.budget_evals < 3 * o_.tune_budget) {

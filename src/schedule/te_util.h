@@ -74,7 +74,7 @@ size_t eager_operands(const te::Expr& e);
 int expr_cost(const te::Expr& e);
 
 // Whether x is a reduction vectorize_reductions runs as vector partial results: a reduce node
-// over one variable that combines floats with sum, product, max or min and has no reduction
+// over one variable that combines floats with sum, product, max, min or logsumexp and has no reduction
 // inside it (an inner one would run its own loop per lane).
 bool vectorizable_reduce(const te::Expr& x);
 // Whether `approximate` has a fast f32 form for op (exp, log, tanh, erf, sigmoid).

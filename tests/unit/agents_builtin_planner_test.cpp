@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <string>
 
@@ -43,6 +45,9 @@ struct Scenario {
   Scenario(const Scenario&) = delete;
 
   const MachineInfo* machine = nullptr;
+  // The default pipeline, for rewrite-first strategies (online_softmax); unset, they are judged
+  // on the best's pipeline, as a planner without one does.
+  std::optional<sched::Pipeline> base;
 
   // Plans again, each time with the strategy chosen added to the tried ones, until `strategy` is
   // chosen or nothing is left: that plan (or the last one).
@@ -64,6 +69,7 @@ struct Scenario {
     in.task = &task;
     in.pipeline = &pipeline;
     in.recipe = &recipe;
+    in.base = base ? &*base : nullptr;
     in.evidence = e;
     in.tried = std::move(tried);
     in.ctx = {.machine = machine, .threads = e.threads};
@@ -239,6 +245,27 @@ TEST(BuiltinPlanner, AnExpInlinedIntoTwoReadersIsStoredOncePerRow) {
   Scenario bare("bench/jaxbench/50_matmul_gelu_softmax", recipe_of({"register_block_epilogue"}));
   for (const auto& a : bare.plan(evidence("compute", 0.7)).alternatives)
     EXPECT_EQ(a.find("recompute_vs_store"), std::string::npos) << a;
+}
+
+TEST(BuiltinPlanner, ASoftmaxsMaxAndSumBecomeOnePass) {
+  // 01 after its scores were fused per row and vectorized: the row max, the sum of exps and
+  // P @ V read each row three times; online_softmax is judged on the default pipeline (where it
+  // goes, ahead of the loop scheduling), unweighted by stage times.
+  Scenario s("bench/jaxbench/01_flash_attention",
+             recipe_of({"fuse_into_consumer", "vectorize_inner", "change_layout", "rfactor_reduction"}));
+  s.base = testing::pipeline_of(s.task);
+  Plan p = s.plan_until("online_softmax", evidence("compute", 0.17));
+  EXPECT_EQ(p.strategy, "online_softmax") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.15);
+  EXPECT_NE(p.why.find("1 softmax rows are read three times"), std::string::npos) << p.why;
+  EXPECT_DOUBLE_EQ(s.plan_until("online_softmax", evidence("memory", 0.3)).expected_speedup, 1.3);
+  // Once in the recipe it is not proposed again; 04's max of two block maxima is no row max.
+  Scenario done("bench/jaxbench/01_flash_attention", recipe_of({"online_softmax", "vectorize_inner"}));
+  done.base = testing::pipeline_of(done.task);
+  EXPECT_NE(done.plan_until("online_softmax", evidence("compute", 0.17)).strategy, "online_softmax");
+  Scenario splash("bench/jaxbench/04_splash_attention", recipe_of({"vectorize_inner"}));
+  splash.base = testing::pipeline_of(splash.task);
+  EXPECT_NE(splash.plan_until("online_softmax", evidence("compute", 0.1)).strategy, "online_softmax");
 }
 
 TEST(BuiltinPlanner, FirstTouchPlacementOnlyWithSeveralMemoryNodes) {

@@ -142,8 +142,36 @@ TEST_F(Implementer, PipelineOfReplaysARecipe) {
   ASSERT_TRUE(p) << p.error().message();
   EXPECT_GE(p->find("C_acc"), 0);
   EXPECT_GE(p->find("B_pk"), 0);
-  auto bad = pipeline_of(base_, recipe_of({"online_softmax"}), {});
-  EXPECT_FALSE(bad);
+  auto bad = pipeline_of(base_, recipe_of({"im2col_gemm"}), {});
+  EXPECT_FALSE(bad) << "a strategy with no mechanical form";
+}
+
+// A rewrite of the program (online_softmax) goes ahead of the loop scheduling, which replays on
+// the rewritten stages; a step left with nothing to do there (13's rfactor of the row max and of
+// the normalizer sum, both gone) is dropped.
+TEST(ImplementerRewrite, GoesAheadOfTheLoopSchedulingAndDropsStepsLeftIdle) {
+  Task task = testing::task_at("bench/jaxbench/13_cross_entropy");
+  sched::Pipeline base = testing::pipeline_of(task);
+  BuiltinImplementer impl;
+  ImplementInput in;
+  in.task = &task;
+  in.base = &base;
+  in.ctx = {.machine = nullptr, .threads = 1};
+  in.compile.cxx = "g++";
+  auto best = impl.realize(recipe_of({"register_block", "rfactor_reduction"}), in, "best");
+  ASSERT_TRUE(best) << best.error().message();
+  in.best = &*best;
+  Plan plan;
+  plan.strategy = "online_softmax";
+  auto c = impl.implement(plan, in);
+  ASSERT_TRUE(c) << c.error().message();
+  ASSERT_EQ(c->recipe.steps.size(), 2u) << c->recipe.to_string();
+  EXPECT_EQ(c->recipe.steps[0].strategy, "online_softmax");
+  EXPECT_EQ(c->recipe.steps[1].strategy, "register_block");
+  EXPECT_TRUE(c->schedule.starts_with("online_softmax m\nvectorize_reductions m\n")) << c->schedule;
+  EXPECT_NE(c->schedule.find("cache_write lg lg_acc"), std::string::npos) << c->schedule;
+  EXPECT_EQ(c->schedule.find("loss_r"), std::string::npos) << "the normalizer is gone";
+  EXPECT_EQ(testing::judge(task, c->source), "ok");
 }
 
 // ---- Debugger -----------------------------------------------------------------------------

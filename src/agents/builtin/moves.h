@@ -78,6 +78,12 @@ struct PhaseSplit {
 std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p);
 // moves_rewrite.cpp: `approximate S` for every stage with exp/log/tanh/erf/sigmoid, where the
 // task's tolerance leaves room for the fast forms (f32, rel_l2 >= 1e-5).
+// moves_rewrite.cpp: `online_softmax M` (+ `vectorize_reductions M`) for every row maximum
+// whose softmax or log-sum-exp it turns into one pass.
+Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline&, const Knobs&,
+                                                      const MoveContext&);
+// The row maxima `online_softmax` takes, by name.
+std::vector<std::string> online_softmax_candidates(const sched::Pipeline& p);
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline&, const Knobs&,
                                                            const MoveContext&);
 bool approximation_allowed(const Task& task);

@@ -260,6 +260,33 @@ Expected<std::vector<MoveGroup>> moves_phase_split(const sched::Pipeline& p, con
   return g;
 }
 
+std::vector<std::string> online_softmax_candidates(const sched::Pipeline& p) {
+  std::vector<std::string> out;
+  for (const sched::Stage& s : p.stages) {
+    if (s.body.kind != te::ExprKind::reduce || s.body.reduce_op != te::ReduceOp::max) continue;
+    sched::Pipeline trial = p;
+    if (sched::apply_primitive(trial, prim("online_softmax " + s.name)).ok()) out.push_back(s.name);
+  }
+  return out;
+}
+
+Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline& p, const Knobs&,
+                                                      const MoveContext&) {
+  std::vector<MoveGroup> g;
+  for (const std::string& m : online_softmax_candidates(p)) {
+    // The logsumexp as vector lanes where it can be (a scalar one calls exp once per value).
+    MoveGroup mg{m, {prim("online_softmax " + m), prim("vectorize_reductions " + m)}};
+    sched::Pipeline trial = p;
+    for (const auto& move : mg.moves)
+      if (!sched::apply_primitive(trial, move).ok()) {
+        mg.moves.pop_back();
+        break;
+      }
+    g.push_back(std::move(mg));
+  }
+  return g;
+}
+
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
                                                            const Knobs&, const MoveContext&) {
   return per_stage(p, approximable_stages(p), "approximate");

@@ -71,7 +71,31 @@ Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const I
 
 Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const ImplementInput& in) {
   Recipe recipe = in.best ? in.best->recipe : Recipe{};
-  recipe.steps.push_back({plan.strategy, plan.knobs});
+  const Strategy* s = find_strategy(plan.strategy);
+  if (s && s->rewrite_first) {
+    // After the rewrites already there, before every loop-scheduling step.
+    auto at = recipe.steps.begin();
+    while (at != recipe.steps.end()) {
+      const Strategy* t = find_strategy(at->strategy);
+      if (!t || !t->rewrite_first) break;
+      ++at;
+    }
+    const auto pos = at - recipe.steps.begin();
+    recipe.steps.insert(at, {plan.strategy, plan.knobs});
+    // The later steps replay on the rewritten stages; one left with nothing to do (an rfactor of
+    // the normalizer the rewrite removed) is dropped.
+    auto r = realize_recipe(*in.base, recipe, in.ctx);
+    if (!r) return r.error();
+    Recipe kept;
+    for (size_t i = 0; i < recipe.steps.size(); ++i) {
+      const Strategy* t = find_strategy(recipe.steps[i].strategy);
+      if (static_cast<long>(i) != pos && t && t->moves && r->applied_groups[i] == 0) continue;
+      kept.steps.push_back(recipe.steps[i]);
+    }
+    recipe = std::move(kept);
+  } else {
+    recipe.steps.push_back({plan.strategy, plan.knobs});
+  }
   return realize(recipe, in, "builtin:" + plan.strategy);
 }
 
