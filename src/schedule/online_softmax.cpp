@@ -25,7 +25,7 @@
 //   - F / den[row] with F linear in pe reads of that row: products and quotients by terms free
 //     of m, pe and den, sums, sum reductions, selects with free conditions (the division goes);
 //   - m[row] + log(den[row]) (becomes m[row]).
-// Neither m nor den may be a task output; m's reduction loop must be unsplit; no stage may be
+// Neither m, pe nor den may be a task output; m's reduction loop must be unsplit; no stage may be
 // computed at a loop of den or at m's reduction loop.
 #include <algorithm>
 #include <map>
@@ -255,6 +255,10 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
   if (pat.norms.empty())
     return Status::error(m.name + " has no normalizer: no stage sums exp(X - " + m.name +
                          ") over its range (" + pat.lo + ".." + pat.hi + ")");
+  for (int e : pat.exps)
+    if (p.stages[static_cast<size_t>(e)].output >= 0)
+      return Status::error(p.stages[static_cast<size_t>(e)].name +
+                           " is a task output: it would hold normalized values instead");
   for (int d : pat.norms) {
     const Stage& s = p.stages[static_cast<size_t>(d)];
     if (s.output >= 0)

@@ -82,8 +82,15 @@ std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p);
 // whose softmax or log-sum-exp it turns into one pass.
 Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline&, const Knobs&,
                                                       const MoveContext&);
-// The row maxima `online_softmax` takes, by name.
-std::vector<std::string> online_softmax_candidates(const sched::Pipeline& p);
+// A row maximum `online_softmax` takes.
+struct OnlineSoftmax {
+  std::string stage;
+  // The probabilities exp(x - m) are read beyond the normalizer (attention's P @ V, a softmax's
+  // output): their exp runs twice per value, once in the logsumexp and once for them. Only the
+  // pass over the row is saved. False for the log-sum-exp idiom (cross entropy): a whole pass.
+  bool probabilities_used = false;
+};
+std::vector<OnlineSoftmax> online_softmax_candidates(const sched::Pipeline& p);
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline&, const Knobs&,
                                                            const MoveContext&);
 bool approximation_allowed(const Task& task);

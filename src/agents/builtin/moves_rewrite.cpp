@@ -260,12 +260,23 @@ Expected<std::vector<MoveGroup>> moves_phase_split(const sched::Pipeline& p, con
   return g;
 }
 
-std::vector<std::string> online_softmax_candidates(const sched::Pipeline& p) {
-  std::vector<std::string> out;
-  for (const sched::Stage& s : p.stages) {
+std::vector<OnlineSoftmax> online_softmax_candidates(const sched::Pipeline& p) {
+  std::vector<OnlineSoftmax> out;
+  for (size_t i = 0; i < p.stages.size(); ++i) {
+    const sched::Stage& s = p.stages[i];
     if (s.body.kind != te::ExprKind::reduce || s.body.reduce_op != te::ReduceOp::max) continue;
     sched::Pipeline trial = p;
-    if (sched::apply_primitive(trial, prim("online_softmax " + s.name)).ok()) out.push_back(s.name);
+    if (!sched::apply_primitive(trial, prim("online_softmax " + s.name)).ok()) continue;
+    // The exp stages left (pe = exp(x - m)) are read by more than the normalizer: the
+    // probabilities are used, so each value's exp is evaluated twice (in the logsumexp, then
+    // in pe) where the two-pass form stored it once.
+    OnlineSoftmax c{s.name, false};
+    for (int r : trial.readers(static_cast<int>(i))) {
+      const sched::Stage& e = trial.stages[static_cast<size_t>(r)];
+      if (e.body.kind == te::ExprKind::call && e.body.op == te::Op::exp && !trial.readers(r).empty())
+        c.probabilities_used = true;
+    }
+    out.push_back(c);
   }
   return out;
 }
@@ -273,7 +284,8 @@ std::vector<std::string> online_softmax_candidates(const sched::Pipeline& p) {
 Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline& p, const Knobs&,
                                                       const MoveContext&) {
   std::vector<MoveGroup> g;
-  for (const std::string& m : online_softmax_candidates(p)) {
+  for (const OnlineSoftmax& c : online_softmax_candidates(p)) {
+    const std::string& m = c.stage;
     // The logsumexp as vector lanes where it can be (a scalar one calls exp once per value).
     MoveGroup mg{m, {prim("online_softmax " + m), prim("vectorize_reductions " + m)}};
     sched::Pipeline trial = p;
