@@ -41,7 +41,9 @@ using te::Expr;
 using te::ExprKind;
 using te::Op;
 
-bool is_call(const Expr& e, Op op) { return e.kind == ExprKind::call && e.op == op; }
+bool is_call(const Expr& e, Op op) {
+  return e.kind == ExprKind::call && e.op == op;
+}
 
 bool is_access_of(const Expr& e, int stage) {
   return e.kind == ExprKind::access && e.ref.kind == te::RefKind::stage && e.ref.index == stage;
@@ -170,8 +172,8 @@ struct ReaderRewrite {
       for (int side = 0; side < 2; ++side) {
         const Expr& lg = e.args[static_cast<size_t>(side)];
         const Expr& mx = e.args[static_cast<size_t>(1 - side)];
-        if (is_call(lg, Op::log) && is_norm(lg.args[0]) && is_access_of(mx, pat.m) && !mx.has_else &&
-            row_of(lg.args[0], pat.row, s) == row_of(mx, pat.row, s))
+        if (is_call(lg, Op::log) && is_norm(lg.args[0]) && is_access_of(mx, pat.m) &&
+            !mx.has_else && row_of(lg.args[0], pat.row, s) == row_of(mx, pat.row, s))
           return mx;  // m + log(den) is the logsumexp itself
       }
     }
@@ -195,8 +197,8 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
   if (!mi) return mi.error();
   const Stage& m = p.stages[static_cast<size_t>(*mi)];
   const Expr& body = m.body;
-  if (body.kind != ExprKind::reduce || body.reduce_op != te::ReduceOp::max || body.rvars.size() != 1 ||
-      body.args[0].type != te::ValueType::f64 || m.is_recurrence())
+  if (body.kind != ExprKind::reduce || body.reduce_op != te::ReduceOp::max ||
+      body.rvars.size() != 1 || body.args[0].type != te::ValueType::f64 || m.is_recurrence())
     return Status::error(m.name + " is not a row maximum: online_softmax needs a stage whose " +
                          "whole definition is a float max over one variable, got `" +
                          text(body, m) + "`");
@@ -215,9 +217,14 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
       return Status::error(s.name + " is computed at " + m.name + "." + rname +
                            ", the reduction loop that online_softmax removes");
 
-  Pattern pat{p, *mi, m.vars.size(), canon(body.args[0], m, m.vars.size(), rv),
+  Pattern pat{p,
+              *mi,
+              m.vars.size(),
+              canon(body.args[0], m, m.vars.size(), rv),
               text(m.reduce_vars[static_cast<size_t>(rv)].lo, m),
-              text(m.reduce_vars[static_cast<size_t>(rv)].hi, m), {}, {}};
+              text(m.reduce_vars[static_cast<size_t>(rv)].hi, m),
+              {},
+              {}};
   // The exp stages: pe[row..., j] = exp(X - m[row...]).
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const Stage& s = p.stages[i];
@@ -229,8 +236,9 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const Stage& s = p.stages[i];
     const Expr& b = s.body;
-    if (s.vars.size() != pat.row || b.kind != ExprKind::reduce || b.reduce_op != te::ReduceOp::sum ||
-        b.rvars.size() != 1 || s.where || s.where_split || s.is_recurrence())
+    if (s.vars.size() != pat.row || b.kind != ExprKind::reduce ||
+        b.reduce_op != te::ReduceOp::sum || b.rvars.size() != 1 || s.where || s.where_split ||
+        s.is_recurrence())
       continue;
     bool same_rows = true;
     for (size_t d = 0; d < pat.row; ++d) same_rows = same_rows && s.vars[d].name == m.vars[d].name;
@@ -238,8 +246,8 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
     if (!same_rows || text(v.lo, s) != pat.lo || text(v.hi, s) != pat.hi) continue;
     const Expr& t = b.args[0];
     bool norm = pat.exp_term(t, s, pat.row, b.rvars[0]);
-    if (t.kind == ExprKind::access && t.ref.kind == te::RefKind::stage && pat.exps.count(t.ref.index) &&
-        !t.has_else && t.index_count() == pat.row + 1) {
+    if (t.kind == ExprKind::access && t.ref.kind == te::RefKind::stage &&
+        pat.exps.count(t.ref.index) && !t.has_else && t.index_count() == pat.row + 1) {
       const Expr& last = t.args[pat.row];
       bool own = last.kind == ExprKind::name && last.ref.kind == te::RefKind::reduce_var &&
                  last.ref.index == b.rvars[0];
@@ -277,7 +285,8 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
     const Stage& s = p.stages[i];
     ReaderRewrite rw{pat, s, {}};
     bool in_ranges = (s.where && pat.touches(*s.where));
-    for (const te::IndexVar& v : s.reduce_vars) in_ranges = in_ranges || pat.touches(v.lo) || pat.touches(v.hi);
+    for (const te::IndexVar& v : s.reduce_vars)
+      in_ranges = in_ranges || pat.touches(v.lo) || pat.touches(v.hi);
     if (in_ranges)
       return Status::error(s.name + " reads " + m.name + " or its exp or normalizer stages in a " +
                            "range or mask");
@@ -290,8 +299,9 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
   Stage& ms = p.stages[static_cast<size_t>(*mi)];
   ms.body.reduce_op = te::ReduceOp::logsumexp;
   ms.reduction = false;
-  ms.loops.erase(std::remove_if(ms.loops.begin(), ms.loops.end(), [](const Loop& l) { return l.reduce; }),
-                 ms.loops.end());
+  ms.loops.erase(
+      std::remove_if(ms.loops.begin(), ms.loops.end(), [](const Loop& l) { return l.reduce; }),
+      ms.loops.end());
   ms.note = ms.note.empty() ? "online_softmax" : ms.note + "; online_softmax";
   std::vector<int> gone(pat.norms.begin(), pat.norms.end());
   for (size_t k = gone.size(); k-- > 0;) {
