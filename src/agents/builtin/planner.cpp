@@ -316,7 +316,7 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
     // Where the probabilities are used (attention's P @ V, a softmax's output) each value's exp
     // runs twice, so only a memory-bound row gains (its max pass and the division go): 01's best
     // with vector row statistics, compute-bound, measured 0.95x with it. The log-sum-exp idiom
-    // (cross entropy) saves a whole pass. 50's example schedule, whose max and sum ran scalar,
+    // (cross entropy) saves a whole pass. A former 50 example, whose max and sum ran scalar,
     // gained 1.20x: the rewrite vectorizes the statistics too, which rfactor_reduction also does.
     if (!rows.empty())
       props.push_back(
