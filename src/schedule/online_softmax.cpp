@@ -81,9 +81,9 @@ std::string row_of(const Expr& access, size_t n, const Stage& s) {
   return r;
 }
 
-// Whether `idx` are exactly stage s's first n vars, in order.
-bool reads_own_row(const Expr& access, size_t n, const Stage& s) {
-  if (access.index_count() != n || s.vars.size() < n) return false;
+// Whether the first n indices of an access are stage s's first n vars, in order.
+bool reads_own_row_prefix(const Expr& access, size_t n, const Stage& s) {
+  if (access.index_count() < n || s.vars.size() < n) return false;
   for (size_t d = 0; d < n; ++d) {
     const Expr& i = access.args[d];
     if (i.kind != ExprKind::name || i.ref.kind != te::RefKind::index_var ||
@@ -94,19 +94,19 @@ bool reads_own_row(const Expr& access, size_t n, const Stage& s) {
 }
 
 struct Pattern {
-  const Pipeline& p;
   int m = -1;
   size_t row = 0;             // m's dims
   std::string x;              // m's operand, canonical
   std::string lo, hi;         // m's range, as text
   std::set<int> exps, norms;  // the pe stages and the den stages
 
-  // exp(A - m[...]) with A the same function of (row, j) as m's operand.
-  bool exp_term(const Expr& e, const Stage& s, size_t row_vars, int rv) const {
+  // exp(A - m[row]) in stage s (row: s's first vars) with A the same function of (row, j) as
+  // m's operand, j being s's reduction var rv, or its var past the row when rv < 0.
+  bool exp_term(const Expr& e, const Stage& s, int rv) const {
     if (!is_call(e, Op::exp) || !is_call(e.args[0], Op::sub)) return false;
     const Expr& sub = e.args[0];
-    return is_access_of(sub.args[1], m) && reads_own_row(sub.args[1], row, s) &&
-           canon(sub.args[0], s, row_vars, rv) == x;
+    return is_access_of(sub.args[1], m) && sub.args[1].index_count() == row &&
+           reads_own_row_prefix(sub.args[1], row, s) && canon(sub.args[0], s, row, rv) == x;
   }
 
   bool touches(const Expr& e) const {
@@ -217,8 +217,7 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
       return Status::error(s.name + " is computed at " + m.name + "." + rname +
                            ", the reduction loop that online_softmax removes");
 
-  Pattern pat{p,
-              *mi,
+  Pattern pat{*mi,
               m.vars.size(),
               canon(body.args[0], m, m.vars.size(), rv),
               text(m.reduce_vars[static_cast<size_t>(rv)].lo, m),
@@ -229,7 +228,7 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
   for (size_t i = 0; i < p.stages.size(); ++i) {
     const Stage& s = p.stages[i];
     if (s.vars.size() == pat.row + 1 && !s.reduction && !s.is_recurrence() && !s.where &&
-        pat.exp_term(s.body, s, pat.row, -1))
+        pat.exp_term(s.body, s, -1))
       pat.exps.insert(static_cast<int>(i));
   }
   // The normalizers: den[row...] = sum(j in R: pe[row..., j]) or sum(j in R: exp(X - m[row...])).
@@ -245,19 +244,14 @@ Status apply_online_softmax(Pipeline& p, const Primitive& prim) {
     const te::IndexVar& v = s.reduce_vars[static_cast<size_t>(b.rvars[0])];
     if (!same_rows || text(v.lo, s) != pat.lo || text(v.hi, s) != pat.hi) continue;
     const Expr& t = b.args[0];
-    bool norm = pat.exp_term(t, s, pat.row, b.rvars[0]);
-    if (t.kind == ExprKind::access && t.ref.kind == te::RefKind::stage &&
-        pat.exps.count(t.ref.index) && !t.has_else && t.index_count() == pat.row + 1) {
-      const Expr& last = t.args[pat.row];
-      bool own = last.kind == ExprKind::name && last.ref.kind == te::RefKind::reduce_var &&
-                 last.ref.index == b.rvars[0];
-      for (size_t d = 0; d < pat.row; ++d) {
-        const Expr& i = t.args[d];
-        own = own && i.kind == ExprKind::name && i.ref.kind == te::RefKind::index_var &&
-              i.ref.index == static_cast<int>(d);
-      }
-      norm = norm || own;
-    }
+    // The sum of exp(X - m[row]) itself, or of pe[row, j] with j the sum's own variable.
+    const bool exp_read = t.kind == ExprKind::access && t.ref.kind == te::RefKind::stage &&
+                          pat.exps.count(t.ref.index) && !t.has_else &&
+                          t.index_count() == pat.row + 1 && reads_own_row_prefix(t, pat.row, s) &&
+                          t.args[pat.row].kind == ExprKind::name &&
+                          t.args[pat.row].ref.kind == te::RefKind::reduce_var &&
+                          t.args[pat.row].ref.index == b.rvars[0];
+    const bool norm = exp_read || pat.exp_term(t, s, b.rvars[0]);
     if (norm) pat.norms.insert(static_cast<int>(i));
   }
   if (pat.norms.empty())

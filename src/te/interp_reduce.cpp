@@ -1,5 +1,5 @@
-// The interpreter's reduction node: sum, prod, max, min, argmax, argmin, logsumexp over one or more loops,
-// the innermost evaluated a row at a time (see interp_exec.h).
+// The interpreter's reduction node: sum, prod, max, min, argmax, argmin, logsumexp over one or
+// more loops, the innermost evaluated a row at a time (see interp_exec.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>

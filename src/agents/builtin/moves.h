@@ -76,8 +76,6 @@ struct PhaseSplit {
   int64_t phases = 1; // product of the strides: one tap in this many counts
 };
 std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p);
-// moves_rewrite.cpp: `approximate S` for every stage with exp/log/tanh/erf/sigmoid, where the
-// task's tolerance leaves room for the fast forms (f32, rel_l2 >= 1e-5).
 // moves_rewrite.cpp: `online_softmax M` (+ `vectorize_reductions M`) for every row maximum
 // whose softmax or log-sum-exp it turns into one pass.
 Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline&, const Knobs&,
@@ -91,6 +89,8 @@ struct OnlineSoftmax {
   bool probabilities_used = false;
 };
 std::vector<OnlineSoftmax> online_softmax_candidates(const sched::Pipeline& p);
+// moves_rewrite.cpp: `approximate S` for every stage with exp/log/tanh/erf/sigmoid, where the
+// task's tolerance leaves room for the fast forms (f32, rel_l2 >= 1e-5).
 Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline&, const Knobs&,
                                                            const MoveContext&);
 bool approximation_allowed(const Task& task);
