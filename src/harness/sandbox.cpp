@@ -293,8 +293,31 @@ RunOutcome Worker::forbidden_call(const char* what) {
              fmt::format("{}: forbidden system call {} ({})", what, name, reason));
 }
 
+void Worker::pause() {
+  if (dead_ || paused_ || pid_ <= 0) return;
+  if (kill(-pid_, SIGSTOP) != 0) return;
+  // Wait until the group has stopped: SIGSTOP is asynchronous, and a thread still running would
+  // share the machine with the solution timed next. A worker that died instead is reaped later.
+  int st = 0;
+  if (waitpid(pid_, &st, WUNTRACED) == pid_ && !WIFSTOPPED(st)) {
+    pid_ = -1;
+    dead_ = true;
+    death_ = RunOutcome{.ok = false, .verdict = Verdict::crash,
+                        .message = "the worker died while it was paused"};
+    return;
+  }
+  paused_ = true;
+}
+
+void Worker::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  if (pid_ > 0) kill(-pid_, SIGCONT);
+}
+
 RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout_s) {
   if (dead_) return death_;
+  resume();
   const uint64_t nonce = ++nonce_ * 0x9e3779b97f4a7c15ull;
   using wire::Op;
   const char* what = op == 0                               ? "loading"

@@ -80,6 +80,12 @@ class Worker {
   RunOutcome run(int first_set, int reps, double timeout_s);
   // A round trip without running the kernel (measures the protocol's overhead).
   RunOutcome ping(double timeout_s = 5);
+  // Stops every thread of the worker (SIGSTOP to its process group, waited for) so that a
+  // solution that is not being timed cannot use the machine while another one is; run(),
+  // ping() and stage_times() resume it first. Idempotent; a dead worker is left as it is.
+  void pause();
+  void resume();
+  bool paused() const { return paused_; }
   // The profiler's instrumented build: nanoseconds per timed stage summed over every call so
   // far, as the shared object counted them (CodegenOptions::stage_timers). Fails when the worker
   // is dead or the object has no stage timers. Evidence only, never a verdict.
@@ -110,6 +116,7 @@ class Worker {
   int notify_fd_ = -1;  // seccomp listener: readable when a forbidden call is pending
   pid_t pid_ = -1;
   bool dead_ = false;
+  bool paused_ = false;
   RunOutcome death_;
   uint64_t nonce_ = 0;
   std::vector<int64_t> stage_ns_;  // the last stage_times reply (count < 0: no timers)

@@ -20,19 +20,27 @@ namespace {
 struct Case {
   std::string file, verdict, message, why;
   std::vector<std::string> also;
+  int threads = 2;  // the thread grant the case is judged with
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
 
-std::vector<Case> load_cases() {
-  std::vector<Case> out;
-  auto path = testing::source_dir() / "tests/adversarial/cases.toml";
+// Every manifest in tests/adversarial/ (cases.toml and one per threat class), in name order.
+std::vector<fs::path> manifests() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(testing::source_dir() / "tests/adversarial"))
+    if (e.path().extension() == ".toml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void load_manifest(const fs::path& path, std::vector<Case>& out) {
   toml::table t;
   try {
     t = toml::parse_file(path.string());
   } catch (const toml::parse_error& e) {
     ADD_FAILURE() << path << ": " << e.description();
-    return out;
+    return;
   }
   if (auto* arr = t["case"].as_array())
     for (auto& node : *arr) {
@@ -43,10 +51,16 @@ std::vector<Case> load_cases() {
       k.verdict = (*c)["verdict"].value_or(std::string());
       k.message = (*c)["message"].value_or(std::string());
       k.why = (*c)["why"].value_or(std::string());
+      k.threads = (*c)["threads"].value_or(2);
       if (auto* also = (*c)["also"].as_array())
         for (auto& a : *also) k.also.push_back(a.value_or(std::string()));
       out.push_back(k);
     }
+}
+
+std::vector<Case> load_cases() {
+  std::vector<Case> out;
+  for (const auto& m : manifests()) load_manifest(m, out);
   return out;
 }
 
@@ -65,7 +79,7 @@ TEST_P(Adversarial, GetsItsVerdict) {
   ASSERT_TRUE(source) << source.error().message();
 
   EvalOptions o;
-  o.threads = 2;
+  o.threads = c.threads;
   o.min_time_s = 0.2;
   o.run_timeout_s = 5;
   o.memory_limit = size_t{512} << 20;
