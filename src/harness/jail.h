@@ -6,7 +6,7 @@
 // where the spec says), and carries resource limits. Everything not granted is denied: no spec
 // field widens access beyond what it names.
 //
-//   JailSpec j{.argv = {"/usr/bin/g++", ...}, .read_only = {src_dir}, .read_write = {out_dir},
+//   JailSpec j{.argv = {"/usr/bin/g++", ...}, .read_write = {*make_jail_dir("kforge-cc")},
 //              .limits = {.address_space = 4 << 30, .cpu_s = 60, .file_size = 256 << 20}};
 //   Expected<pid_t> pid = spawn_jailed(j);              // low level: the worker keeps fds
 //   Expected<ProcessResult> r = run_jailed(j, 60);      // captures output, kills at the deadline
@@ -32,11 +32,11 @@
 namespace kf {
 
 struct JailLimits {
-  size_t address_space = 0;       // RLIMIT_AS in bytes; 0 = none
-  double cpu_s = 0;               // RLIMIT_CPU (soft; hard = soft + 2 s); 0 = none
+  size_t address_space = 0;            // RLIMIT_AS in bytes; 0 = none
+  double cpu_s = 0;                    // RLIMIT_CPU (soft; hard = soft + 2 s); 0 = none
   size_t file_size = size_t{1} << 20;  // RLIMIT_FSIZE: the largest file it may write
-  size_t processes = 512;         // RLIMIT_NPROC: threads and processes of the jail's id
-  size_t open_files = 256;        // RLIMIT_NOFILE
+  size_t processes = 512;              // RLIMIT_NPROC: threads and processes of the jail's id
+  size_t open_files = 256;             // RLIMIT_NOFILE
 };
 
 struct JailSpec {
@@ -47,20 +47,18 @@ struct JailSpec {
   // mapped here; 1 and 2 likewise.
   std::vector<std::pair<int, int>> fds;
   std::vector<fs::path> read_only;   // trees it may read (beyond the system trees)
-  std::vector<fs::path> read_write;  // trees it may read, create and write in
-  // Extra executables' trees it may run (the compiler's own programs are under /usr already).
-  bool allow_exec = false;  // execve after the first exec (the compiler driver runs cc1plus, as, ld)
+  std::vector<fs::path> read_write;  // trees it may read, create and write in (never execute)
   JailLimits limits;
 };
 
 // What the platform provides; kforge doctor prints it and the judge refuses untrusted work when
 // a facility is missing unless the user opts out (--unsafe-sandbox).
 struct SandboxSupport {
-  bool namespaces = false;     // PID, IPC, net, mount, UTS (user namespaces when not root)
+  bool namespaces = false;  // PID, IPC, net, mount, UTS (user namespaces when not root)
   bool landlock = false;
   int landlock_abi = 0;
   bool seccomp_notify = false;
-  bool as_root = false;        // the judge runs as root: the jail drops to an unprivileged id
+  bool as_root = false;              // the judge runs as root: the jail drops to an unprivileged id
   std::vector<std::string> missing;  // one line per facility that is absent, with its effect
   bool complete() const { return missing.empty(); }
 };
@@ -83,6 +81,13 @@ Expected<pid_t> spawn_jailed(const JailSpec& spec);
 // capturing stdout and stderr (capped at options.max_output each).
 Expected<ProcessResult> run_jailed(const JailSpec& spec, double timeout_s,
                                    size_t max_output = size_t{1} << 20);
+
+// The jailed id must be able to reach every path it is given: when the judge is root the jail
+// runs as an unprivileged id that cannot enter root's 0700 directories (a home directory, a
+// mkdtemp directory). Callers keep the jail's files in a directory made by make_jail_dir (a fresh
+// directory under the system temp dir, owned by the jail's id) and pass files from elsewhere
+// (the compile cache, kforge's own binaries and headers) as descriptors or copies.
+Expected<fs::path> make_jail_dir(const std::string& prefix);
 
 // Makes the calling process non-dumpable: no core dumps, and no other process of the same user
 // may read its memory or /proc/<pid>/{mem,environ,maps}. kforge's main calls it first.
