@@ -98,14 +98,22 @@ size_t vm_bytes() {
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGSYS: return "SIGSYS";
-    case SIGXCPU: return "SIGXCPU";
-    default: return "signal";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGSYS:
+      return "SIGSYS";
+    case SIGXCPU:
+      return "SIGXCPU";
+    default:
+      return "signal";
   }
 }
 
@@ -139,7 +147,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
       if (addr >= gd.begin && addr < gd.end) {
         r.fault = is_write ? FaultKind::guard_write : FaultKind::signal;
         r.text[0] = 0;
-        append(r.text, sizeof r.text, is_write ? "write past the end of buffer '" : "read past the end of buffer '");
+        append(r.text, sizeof r.text,
+               is_write ? "write past the end of buffer '" : "read past the end of buffer '");
         append(r.text, sizeof r.text, gd.name.c_str());
         append(r.text, sizeof r.text, "' (SIGSEGV in its guard page)");
       }
@@ -233,18 +242,30 @@ Args parse_args(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--so") a.so = v;
-    else if (k == "--dir") a.dir = v;
-    else if (k == "--map-size") a.map_size = std::stoull(v);
-    else if (k == "--as-limit") a.as_limit = std::stoull(v);
-    else if (k == "--cpu-limit") a.cpu_limit = std::stol(v);
-    else if (k == "--sets") a.sets = std::stoi(v);
-    else if (k == "--buffers") a.buffers = split(v, ';');
-    else if (k == "--guards") a.guards = split(v, ';');
-    else if (k == "--preload") a.preload = split(v, ',');
-    else if (k == "--dims") for (auto& d : split(v, ',')) a.dims.push_back(std::stoll(d));
-    else if (k == "--scalars") for (auto& d : split(v, ',')) a.scalars.push_back(std::stod(d));
-    else setup_failed("unknown argument " + k);
+    if (k == "--so")
+      a.so = v;
+    else if (k == "--dir")
+      a.dir = v;
+    else if (k == "--map-size")
+      a.map_size = std::stoull(v);
+    else if (k == "--as-limit")
+      a.as_limit = std::stoull(v);
+    else if (k == "--cpu-limit")
+      a.cpu_limit = std::stol(v);
+    else if (k == "--sets")
+      a.sets = std::stoi(v);
+    else if (k == "--buffers")
+      a.buffers = split(v, ';');
+    else if (k == "--guards")
+      a.guards = split(v, ';');
+    else if (k == "--preload")
+      a.preload = split(v, ',');
+    else if (k == "--dims")
+      for (auto& d : split(v, ',')) a.dims.push_back(std::stoll(d));
+    else if (k == "--scalars")
+      for (auto& d : split(v, ',')) a.scalars.push_back(std::stod(d));
+    else
+      setup_failed("unknown argument " + k);
   }
   return a;
 }
@@ -263,7 +284,8 @@ void install_handlers() {
   struct sigaction sa = {};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGXCPU}) sigaction(sig, &sa, nullptr);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGXCPU})
+    sigaction(sig, &sa, nullptr);
   signal(SIGXFSZ, SIG_IGN);  // output beyond the file-size cap fails quietly
   signal(SIGPIPE, SIG_IGN);
   std::set_new_handler(on_new_failure);
@@ -289,11 +311,12 @@ int main(int argc, char** argv) {
   Args a = parse_args(argc, argv);
   if (chdir(a.dir.c_str()) != 0) setup_failed("chdir " + a.dir);
 
-  // Map the buffers, then make inputs read-only and guards inaccessible.
-  void* base = mmap(nullptr, a.map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                    kf::wire::kBufferFd, 0);
+  // One inaccessible range; each input mapped read-only from the sealed inputs' file, each
+  // output read-write from the outputs' file, at its offset. What stays unmapped (the guard page
+  // after every buffer) faults on any access.
+  void* base =
+      mmap(nullptr, a.map_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) setup_failed("mmap: " + std::string(strerror(errno)));
-  close(kf::wire::kBufferFd);
   auto* b = static_cast<char*>(base);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   std::vector<void*> ptrs;
@@ -302,25 +325,37 @@ int main(int argc, char** argv) {
     if (f.size() != 4) setup_failed("bad buffer spec " + spec);
     size_t off = std::stoull(f[0]), len = std::stoull(f[1]);
     ptrs.push_back(b + off);
-    if (f[2] == "ro" && len > 0) {
-      size_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
-      if (mprotect(b + lo, hi - lo, PROT_READ) != 0) setup_failed("mprotect input");
-      g.inputs.push_back({reinterpret_cast<uintptr_t>(b + off), reinterpret_cast<uintptr_t>(b + off + len), f[3]});
+    const bool input = f[2] == "ro";
+    // The buffer's pages: its slack (canary) in front, the buffer, up to its page end.
+    const size_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    if (hi > lo) {
+      const int prot = input ? PROT_READ : PROT_READ | PROT_WRITE;
+      const int fd = input ? kf::wire::kInputFd : kf::wire::kOutputFd;
+      if (mmap(b + lo, hi - lo, prot, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd,
+               static_cast<off_t>(lo)) == MAP_FAILED)
+        setup_failed("mapping buffer " + f[3] + ": " + strerror(errno));
     }
+    if (input && len > 0)
+      g.inputs.push_back(
+          {reinterpret_cast<uintptr_t>(b + off), reinterpret_cast<uintptr_t>(b + off + len), f[3]});
   }
   for (const auto& spec : a.guards) {
     auto f = split(spec, ':');
+    if (f.size() != 3) setup_failed("bad guard spec " + spec);
     size_t off = std::stoull(f[0]), len = std::stoull(f[1]);
-    if (mprotect(b + off, len, PROT_NONE) != 0) setup_failed("mprotect guard");
-    g.guards.push_back({reinterpret_cast<uintptr_t>(b + off), reinterpret_cast<uintptr_t>(b + off + len), f[2]});
+    g.guards.push_back(
+        {reinterpret_cast<uintptr_t>(b + off), reinterpret_cast<uintptr_t>(b + off + len), f[2]});
   }
+  close(kf::wire::kInputFd);
+  close(kf::wire::kOutputFd);
   const size_t per_set = ptrs.size() / static_cast<size_t>(a.sets);
 
   g.as_limit = a.as_limit;
   install_handlers();
   set_limit(RLIMIT_CORE, 0, 0);
   set_limit(RLIMIT_FSIZE, 1 << 20, 1 << 20);
-  if (a.cpu_limit > 0) set_limit(RLIMIT_CPU, static_cast<rlim_t>(a.cpu_limit), static_cast<rlim_t>(a.cpu_limit + 2));
+  if (a.cpu_limit > 0)
+    set_limit(RLIMIT_CPU, static_cast<rlim_t>(a.cpu_limit), static_cast<rlim_t>(a.cpu_limit + 2));
   if (a.as_limit > 0) set_limit(RLIMIT_AS, a.as_limit, a.as_limit);
   // Trusted runtimes (e.g. LLVM's libomp, which registers itself through a file in /dev/shm on
   // first use) are loaded and initialized before the filter; the candidate then shares them.
@@ -336,6 +371,7 @@ int main(int argc, char** argv) {
   close(notify_fd);
 
   void* so = dlopen(a.so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(kf::wire::kObjectFd);
   if (!so) {
     Reply r;
     r.kind = ReplyKind::fault;
@@ -372,12 +408,15 @@ int main(int argc, char** argv) {
         }
         r.kind = ReplyKind::done;
         break;
-      case kf::wire::Op::ping: r.kind = ReplyKind::pong; break;
+      case kf::wire::Op::ping:
+        r.kind = ReplyKind::pong;
+        break;
       case kf::wire::Op::stage_times:
         r.kind = ReplyKind::done;
         r.code = stage_times ? stage_times(r.values, kf::wire::kMaxStageTimes) : -1;
         break;
-      case kf::wire::Op::exit: return 0;
+      case kf::wire::Op::exit:
+        return 0;
     }
     send_reply(r);
   }

@@ -83,7 +83,7 @@ struct Grant {
 // What a spec grants: the system trees to read and execute (the dynamic loader is opened for
 // execution, and the compiler driver runs its own programs; the worker's seccomp filter refuses
 // execve itself), its read-only and read-write trees (never executable), and the program.
-std::vector<Grant> grants_of(const JailSpec& spec, uint64_t handled) {
+std::vector<Grant> grants_of(const JailSpec& spec, uint64_t handled, bool private_shm) {
   std::vector<Grant> out;
   for (const char* tree : kSystemTrees)
     out.push_back({tree, kReadRights | LANDLOCK_ACCESS_FS_EXECUTE});
@@ -91,6 +91,7 @@ std::vector<Grant> grants_of(const JailSpec& spec, uint64_t handled) {
   const uint64_t write = handled & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
                                      LANDLOCK_ACCESS_FS_EXECUTE);
   for (const auto& p : spec.read_write) out.push_back({p.string(), write});
+  if (private_shm) out.push_back({"/dev/shm", write});
   out.push_back({spec.argv.at(0), LANDLOCK_ACCESS_FS_EXECUTE | kReadRights});
   return out;
 }
@@ -167,7 +168,11 @@ void restrict_self(const ChildPlan& p) {
   close(rs);
 }
 
-[[noreturn]] void child_main(const ChildPlan& p) {
+[[noreturn]] void child_main(ChildPlan& p) {
+  // The plan's own descriptors move above every target first: placing the spec's descriptors
+  // must not overwrite them.
+  for (int* own : {&p.error_fd, &p.exe_fd, &p.sync_fd})
+    if (*own >= 0 && (*own = fcntl(*own, F_DUPFD_CLOEXEC, 900)) < 0) _exit(127);
   if (setsid() < 0) child_fail(p, "setsid");
   if (p.sync_fd >= 0) {
     char go = 0;
@@ -178,6 +183,12 @@ void restrict_self(const ChildPlan& p) {
       child_fail(p, "making mounts private");
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
       child_fail(p, "mounting /proc");
+    // POSIX shared memory of its own, small, gone with the namespace (System V shared memory
+    // lives in its own IPC namespace).
+    if (access("/dev/shm", F_OK) == 0 &&
+        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "size=16m,nr_inodes=64,mode=1777") != 0)
+      child_fail(p, "mounting /dev/shm");
   }
   // Descriptors: every source moved out of the way first, then placed; 0-2 default to
   // /dev/null; everything else is closed at exec.
@@ -304,7 +315,7 @@ Expected<pid_t> spawn_with(const JailSpec& spec, const Facilities& use) {
     plan.landlock_abi = landlock_abi();
     plan.ruleset = ruleset_attr(plan.landlock_abi);
     plan.ruleset_size = ruleset_attr_size(plan.landlock_abi);
-    grants = grants_of(spec, plan.ruleset.handled_access_fs);
+    grants = grants_of(spec, plan.ruleset.handled_access_fs, plan.new_proc);
     for (const Grant& g : grants) {
       plan.grant_paths.push_back(g.path.c_str());
       plan.grant_rights.push_back(g.rights);

@@ -1,23 +1,24 @@
 #include "harness/sandbox.h"
 
 #include <fcntl.h>
-#include <seccomp.h>
-#include <sys/socket.h>
+#include <fmt/format.h>
 #include <poll.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <iterator>
-#include <sstream>
 #include <cstring>
-#include <fmt/format.h>
+#include <iterator>
 #include <random>
+#include <sstream>
 
+#include "harness/jail.h"
 #include "harness/worker_protocol.h"
 #include "sandbox_rules.h"
 #include "support/fs.h"
@@ -31,8 +32,12 @@ using Clock = std::chrono::steady_clock;
 constexpr unsigned char kCanary = 0xA5;
 constexpr size_t kDefaultMemory = size_t{3} << 30;
 
-size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
-size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+size_t page_size() {
+  return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+size_t round_up(size_t v, size_t a) {
+  return (v + a - 1) / a * a;
+}
 
 std::string signal_text(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -51,15 +56,44 @@ int high_fd(int fd) {
   return h;
 }
 
+// Creates one shared-memory file of `size` bytes, allocates `ranges` of it in bulk (faulting
+// shared memory in page by page is several times slower, and bench shapes can hold gigabytes),
+// and maps it read-write for the judge.
+Status make_shared_file(const char* name, size_t size,
+                        const std::vector<std::pair<size_t, size_t>>& ranges, int* fd, void** map) {
+  *fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (*fd < 0) return Status::error(fmt::format("memfd_create: {}", std::strerror(errno)));
+  if (ftruncate(*fd, static_cast<off_t>(size)) != 0)
+    return Status::error(fmt::format("sizing shared memory: {}", std::strerror(errno)));
+  for (auto [off, len] : ranges)
+    if (len > 0 && fallocate(*fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) != 0)
+      return Status::error(
+          fmt::format("allocating {} bytes of shared memory: {}", len, std::strerror(errno)));
+  *map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+  if (*map == MAP_FAILED) {
+    *map = nullptr;
+    return Status::error(fmt::format("mmap: {}", std::strerror(errno)));
+  }
+  for (auto [off, len] : ranges)
+    if (len > 0) madvise(static_cast<char*>(*map) + off, len, MADV_POPULATE_WRITE);
+  return ok_status();
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   KF_CHECK(spec.sets >= 1);
+  KF_RETURN_IF_ERROR(require_sandbox());
   std::unique_ptr<Worker> w(new Worker(spec));
   const size_t page = page_size();
 
-  // Layout: [slack+canary | buffer] [guard page] per tensor per set.
+  // Layout: [slack+canary | buffer] [guard page] per tensor per set, one address range. Inputs
+  // live in one shared file and outputs in another, at the same offsets: the inputs' file is
+  // sealed against writes before the worker starts, so the worker can map it read-only and
+  // nothing (mprotect, mremap, a write through /proc) can make it writable again. Guard pages
+  // belong to neither file.
   std::string buffers, guards;
+  std::vector<std::pair<size_t, size_t>> in_ranges, out_ranges;
   size_t off = 0;
   for (int s = 0; s < spec.sets; ++s) {
     for (const BufferSpec& b : spec.layout) {
@@ -67,6 +101,7 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
       size_t start = off + body - round_up(b.bytes, 64);
       w->offsets_.push_back(start);
       if (s == 0) w->slack_.push_back(start - off);
+      (b.input ? in_ranges : out_ranges).emplace_back(off, body);
       buffers += fmt::format("{}{}:{}:{}:{}", buffers.empty() ? "" : ";", start, b.bytes,
                              b.input ? "ro" : "rw", b.name);
       guards += fmt::format("{}{}:{}:{}", guards.empty() ? "" : ";", off + body, page, b.name);
@@ -74,21 +109,9 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
     }
   }
   w->map_size_ = off;
-
-  w->memfd_ = memfd_create("kforge-buffers", MFD_CLOEXEC);
-  if (w->memfd_ < 0) return Status::error(fmt::format("memfd_create: {}", std::strerror(errno)));
-  // Allocate and map the pages in bulk: faulting shared memory in page by page is several
-  // times slower, and bench shapes can hold gigabytes.
-  if (fallocate(w->memfd_, 0, 0, static_cast<off_t>(w->map_size_)) != 0 &&
-      ftruncate(w->memfd_, static_cast<off_t>(w->map_size_)) != 0)
-    return Status::error(fmt::format("allocating {} bytes of shared memory: {}", w->map_size_,
-                                     std::strerror(errno)));
-  w->map_ = mmap(nullptr, w->map_size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                 w->memfd_, 0);
-  if (w->map_ == MAP_FAILED) {
-    w->map_ = nullptr;
-    return Status::error(fmt::format("mmap: {}", std::strerror(errno)));
-  }
+  KF_RETURN_IF_ERROR(make_shared_file("kforge-inputs", off, in_ranges, &w->in_fd_, &w->in_map_));
+  KF_RETURN_IF_ERROR(
+      make_shared_file("kforge-outputs", off, out_ranges, &w->out_fd_, &w->out_map_));
   for (int s = 0; s < spec.sets; ++s)
     for (size_t t = 0; t < spec.layout.size(); ++t) {
       auto* p = static_cast<char*>(w->buffer(s, t));
@@ -96,17 +119,32 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
       const size_t bytes = spec.layout[t].bytes;
       std::memset(p + bytes, kCanary, round_up(bytes, 64) - bytes);
     }
+  // The judge keeps writing inputs through its own mapping; no new writable mapping can exist.
+  if (fcntl(w->in_fd_, F_ADD_SEALS,
+            F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0)
+    return Status::error(fmt::format("sealing the inputs: {}", std::strerror(errno)));
 
   static std::mt19937_64 nonce_gen{std::random_device{}()};
   w->nonce_ = nonce_gen();
 
-  char dir_tmpl[] = "/tmp/kforge-run-XXXXXX";
-  if (!mkdtemp(dir_tmpl)) return Status::error("mkdtemp failed");
-  w->dir_ = dir_tmpl;
+  auto dir = make_jail_dir("kforge-run");
+  if (!dir) return dir.error();
+  w->dir_ = dir->string();
   w->log_path_ = fs::path(w->dir_).parent_path() / (fs::path(w->dir_).filename().string() + ".log");
   int log_fd = open(w->log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd < 0) return Status::error("cannot create the worker's log file");
   log_fd = high_fd(log_fd);
+  int so_fd = open(spec.so.c_str(), O_RDONLY | O_CLOEXEC);
+  if (so_fd < 0) {
+    close(log_fd);
+    w->dead_ = true;
+    w->death_ = RunOutcome{.ok = false,
+                           .verdict = Verdict::compile_error,
+                           .message = fmt::format("the shared object did not load: {}: {}", spec.so,
+                                                  std::strerror(errno))};
+    return w;
+  }
+  so_fd = high_fd(so_fd);
 
   int cmd[2], reply[2];
   if (pipe2(cmd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, reply) != 0)
@@ -114,73 +152,66 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
   int cmd_r = high_fd(cmd[0]), reply_w = high_fd(reply[1]);
   w->cmd_fd_ = high_fd(cmd[1]);
   w->reply_fd_ = high_fd(reply[0]);
-  int mem = fcntl(w->memfd_, F_DUPFD_CLOEXEC, 100);
 
   std::string dims, scalars;
   for (auto d : spec.dims) dims += fmt::format("{}{}", dims.empty() ? "" : ",", d);
   for (auto v : spec.scalars) scalars += fmt::format("{}{:.17g}", scalars.empty() ? "" : ",", v);
   const size_t as_limit = w->map_size_ + (spec.memory_limit ? spec.memory_limit : kDefaultMemory);
-  std::vector<std::string> args = {worker_path().string(),
-                                   "--so", spec.so,
-                                   "--dir", w->dir_,
-                                   "--map-size", std::to_string(w->map_size_),
-                                   "--as-limit", std::to_string(as_limit),
-                                   "--cpu-limit", std::to_string(static_cast<long>(spec.cpu_limit_s)),
-                                   "--sets", std::to_string(spec.sets),
-                                   "--buffers", buffers,
-                                   "--guards", guards,
-                                   "--dims", dims,
-                                   "--scalars", scalars};
+  std::vector<std::string> args = {fs::absolute(worker_path()).string(),
+                                   "--so",
+                                   fmt::format("/proc/self/fd/{}", wire::kObjectFd),
+                                   "--dir",
+                                   w->dir_,
+                                   "--map-size",
+                                   std::to_string(w->map_size_),
+                                   "--as-limit",
+                                   std::to_string(as_limit),
+                                   "--cpu-limit",
+                                   std::to_string(static_cast<long>(spec.cpu_limit_s)),
+                                   "--sets",
+                                   std::to_string(spec.sets),
+                                   "--buffers",
+                                   buffers,
+                                   "--guards",
+                                   guards,
+                                   "--dims",
+                                   dims,
+                                   "--scalars",
+                                   scalars};
   if (!spec.preload.empty()) {
     std::string libs;
     for (const auto& l : spec.preload) libs += (libs.empty() ? "" : ",") + l;
     args.insert(args.end(), {"--preload", libs});
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   // A clean environment: nothing from the judge's environment leaks into the candidate.
   // OpenMP threads are bound one per core: unbound, a parallel region after an idle spell
   // waits milliseconds for its threads on a shared VM, which would dominate short kernels.
-  // Idle threads spin ~0.5 ms (GOMP_SPINCOUNT) before they sleep, not libgomp's default of
-  // several ms: side-by-side timing alternates batches between worker processes bound to the
-  // same cores, and one worker's spinning threads would slow the next worker's batch (oneDNN's
-  // 2-thread 50 ran at 18.6 ms next to a candidate, 11.9 ms alone). Calls within a batch run
-  // back to back, so their threads never reach the sleep.
-  std::vector<std::string> env = {fmt::format("OMP_NUM_THREADS={}", spec.threads),
-                                  "OMP_PROC_BIND=true", "OMP_PLACES=cores", "GOMP_SPINCOUNT=30000",
-                                  "PATH=/usr/bin:/bin", "LC_ALL=C"};
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
-  posix_spawn_file_actions_adddup2(&fa, cmd_r, wire::kCommandFd);
-  posix_spawn_file_actions_adddup2(&fa, reply_w, wire::kReplyFd);
-  posix_spawn_file_actions_adddup2(&fa, mem, wire::kBufferFd);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, dflt;
-  sigemptyset(&none);
-  sigfillset(&dflt);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &dflt);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
-  int rc = posix_spawn(&w->pid_, argv[0], &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  close(cmd_r);
-  close(reply_w);
-  close(mem);
-  close(log_fd);
-  if (rc != 0)
-    return Status::error(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
+  // Idle threads spin briefly (GOMP_SPINCOUNT) before they sleep, not libgomp's default of
+  // several ms: a solution that is not being timed is stopped, and its threads must not hold a
+  // core when it resumes. Calls within a batch run back to back, so their threads never sleep.
+  JailSpec jail{
+      .argv = std::move(args),
+      .env = {fmt::format("OMP_NUM_THREADS={}", spec.threads), "OMP_PROC_BIND=true",
+              "OMP_PLACES=cores", "GOMP_SPINCOUNT=30000", "PATH=/usr/bin:/bin", "LC_ALL=C"},
+      .cwd = w->dir_,
+      .fds = {{log_fd, 1},
+              {log_fd, 2},
+              {cmd_r, wire::kCommandFd},
+              {reply_w, wire::kReplyFd},
+              {w->in_fd_, wire::kInputFd},
+              {w->out_fd_, wire::kOutputFd},
+              {so_fd, wire::kObjectFd}},
+      .read_only = {spec.so},
+      .limits = {.address_space = as_limit,
+                 .cpu_s = spec.cpu_limit_s > 0 ? spec.cpu_limit_s + 1 : 0,
+                 .file_size = size_t{1} << 20,
+                 .processes = 512,
+                 .open_files = 64}};
+  for (const auto& lib : spec.preload) jail.read_only.push_back(lib);
+  auto pid = spawn_jailed(jail);
+  for (int fd : {cmd_r, reply_w, log_fd, so_fd}) close(fd);
+  if (!pid) return Status::error(fmt::format("cannot start the worker: {}", pid.error().message()));
+  w->pid_ = *pid;
 
   // The seccomp listener comes first, then READY (or a fault while loading: static
   // constructors run then).
@@ -205,9 +236,10 @@ Worker::~Worker() {
     int st;
     waitpid(pid_, &st, 0);
   }
-  for (int fd : {memfd_, cmd_fd_, reply_fd_, notify_fd_})
+  for (int fd : {in_fd_, out_fd_, cmd_fd_, reply_fd_, notify_fd_})
     if (fd >= 0) close(fd);
-  if (map_) munmap(map_, map_size_);
+  if (in_map_) munmap(in_map_, map_size_);
+  if (out_map_) munmap(out_map_, map_size_);
   std::error_code ec;
   if (!dir_.empty()) fs::remove_all(dir_, ec);
   if (!log_path_.empty()) fs::remove(log_path_, ec);
@@ -215,7 +247,8 @@ Worker::~Worker() {
 
 void* Worker::buffer(int set, size_t tensor) const {
   size_t i = static_cast<size_t>(set) * spec_.layout.size() + tensor;
-  return static_cast<char*>(map_) + offsets_.at(i);
+  void* map = spec_.layout.at(tensor).input ? in_map_ : out_map_;
+  return static_cast<char*>(map) + offsets_.at(i);
 }
 
 RunOutcome Worker::die(Verdict v, std::string message) {
@@ -302,8 +335,8 @@ void Worker::pause() {
   if (waitpid(pid_, &st, WUNTRACED) == pid_ && !WIFSTOPPED(st)) {
     pid_ = -1;
     dead_ = true;
-    death_ = RunOutcome{.ok = false, .verdict = Verdict::crash,
-                        .message = "the worker died while it was paused"};
+    death_ = RunOutcome{
+        .ok = false, .verdict = Verdict::crash, .message = "the worker died while it was paused"};
     return;
   }
   paused_ = true;
@@ -320,10 +353,10 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
   resume();
   const uint64_t nonce = ++nonce_ * 0x9e3779b97f4a7c15ull;
   using wire::Op;
-  const char* what = op == 0                               ? "loading"
+  const char* what = op == 0                                        ? "loading"
                      : op == static_cast<uint32_t>(Op::run)         ? "running"
                      : op == static_cast<uint32_t>(Op::stage_times) ? "reading stage timers"
-                                                                     : "ping";
+                                                                    : "ping";
   auto start = Clock::now();
   if (op != 0) {
     wire::Command c;
@@ -332,8 +365,7 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
     c.first_set = static_cast<uint32_t>(first_set);
     c.reps = static_cast<uint32_t>(reps);
     start = Clock::now();
-    if (write(cmd_fd_, &c, sizeof c) != static_cast<ssize_t>(sizeof c))
-      return classify_exit(what);
+    if (write(cmd_fd_, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) return classify_exit(what);
   }
   const auto deadline = start + std::chrono::duration<double>(timeout_s);
   wire::Reply r;
@@ -341,8 +373,8 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
   while (got < sizeof r) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0)
-      return die(Verdict::timeout, fmt::format("{}: timed out after {:.1f} s (wall clock)", what,
-                                               timeout_s));
+      return die(Verdict::timeout,
+                 fmt::format("{}: timed out after {:.1f} s (wall clock)", what, timeout_s));
     struct pollfd p[2] = {{reply_fd_, POLLIN, 0}, {notify_fd_, POLLIN, 0}};
     int n = poll(p, 2, static_cast<int>(std::min<long>(left.count() + 1, 1000)));
     if (n < 0 && errno != EINTR) return die(Verdict::crash, "poll failed");
@@ -359,7 +391,8 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
   if (poll(&pending, 1, 0) == 1 && (pending.revents & POLLIN)) return forbidden_call(what);
   if (r.magic != wire::kMagic)
     return die(Verdict::forbidden, fmt::format("{}: garbage on the judge's reply channel (the "
-                                               "candidate wrote into it)", what));
+                                               "candidate wrote into it)",
+                                               what));
   r.text[sizeof r.text - 1] = 0;
   std::string text = r.text;
   switch (r.kind) {
@@ -370,12 +403,15 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
           return die(Verdict::forbidden, fmt::format("{}: {}", what, text));
         case wire::FaultKind::out_of_memory:
           return die(Verdict::memory_limit, fmt::format("{}: {}", what, text));
-        case wire::FaultKind::cpu_limit: return die(Verdict::timeout, fmt::format("{}: {}", what, text));
+        case wire::FaultKind::cpu_limit:
+          return die(Verdict::timeout, fmt::format("{}: {}", what, text));
         case wire::FaultKind::load_failed:
-          return die(Verdict::compile_error, fmt::format("the shared object did not load: {}", text));
+          return die(Verdict::compile_error,
+                     fmt::format("the shared object did not load: {}", text));
         case wire::FaultKind::signal:
         case wire::FaultKind::setup_failed:
-        case wire::FaultKind::none: return die(Verdict::crash, fmt::format("{}: {}", what, text));
+        case wire::FaultKind::none:
+          return die(Verdict::crash, fmt::format("{}: {}", what, text));
       }
       return die(Verdict::crash, text);
     case wire::ReplyKind::ready:
@@ -389,7 +425,8 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
         stage_ns_.assign(r.values, r.values + std::max(stage_count_, 0));
       }
       return RunOutcome{.ok = true, .seconds = std::chrono::duration<double>(end - start).count()};
-    case wire::ReplyKind::error: break;
+    case wire::ReplyKind::error:
+      break;
   }
   return die(Verdict::forbidden,
              fmt::format("{}: a forged or out-of-order reply on the judge's channel", what));

@@ -46,15 +46,16 @@ struct WorkerSpec {
 // What happened to one command.
 struct RunOutcome {
   bool ok = false;
-  double seconds = 0;        // parent clock, RUN sent → DONE received
-  Verdict verdict = Verdict::ok;  // when !ok: crash, timeout, memory_limit, forbidden, compile_error
+  double seconds = 0;  // parent clock, RUN sent → DONE received
+  Verdict verdict =
+      Verdict::ok;  // when !ok: crash, timeout, memory_limit, forbidden, compile_error
   std::string message;
 };
 
 // Software counters of the worker process (all threads), from /proc: this machine has no
 // hardware performance counters, but these still tell whether threads ran and memory faulted.
 struct ProcessCounters {
-  double cpu_s = 0;                 // user + system time
+  double cpu_s = 0;  // user + system time
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t voluntary_switches = 0, involuntary_switches = 0;
 };
@@ -111,8 +112,9 @@ class Worker {
   std::vector<size_t> offsets_;  // per set and tensor
   std::vector<size_t> slack_;    // canary bytes in front of each buffer of set 0 layout
   size_t map_size_ = 0;
-  void* map_ = nullptr;
-  int memfd_ = -1, cmd_fd_ = -1, reply_fd_ = -1;
+  void* in_map_ = nullptr;   // the inputs' shared file (sealed: the worker maps it read-only)
+  void* out_map_ = nullptr;  // the outputs' shared file
+  int in_fd_ = -1, out_fd_ = -1, cmd_fd_ = -1, reply_fd_ = -1;
   int notify_fd_ = -1;  // seccomp listener: readable when a forbidden call is pending
   pid_t pid_ = -1;
   bool dead_ = false;

@@ -3,9 +3,13 @@
 //
 // Design notes
 // ------------
-// The parent owns one memfd holding every buffer of every input set; the worker maps it, makes
-// the input ranges read-only, closes the fd, installs its limits and seccomp filter, and only
-// then dlopen()s the candidate (so even its static constructors run sandboxed).
+// The parent owns two memfds at the same offsets, one for the inputs of every set (sealed with
+// F_SEAL_FUTURE_WRITE before the worker starts) and one for the outputs; the worker reserves one
+// inaccessible address range, maps each input read-only and each output read-write into it at
+// its offset (the guard pages stay inaccessible), closes both fds, installs its limits and
+// seccomp filter, and only then dlopen()s the candidate from the descriptor the judge opened (so
+// even its static constructors run sandboxed). The worker runs inside the jail
+// (harness/jail.h): its own namespaces, an unprivileged id, Landlock.
 //
 // States of a worker, as the parent sees them:
 //   spawned --READY--> idle --RUN(nonce)--> running --DONE(nonce)--> idle
@@ -45,13 +49,13 @@ enum class ReplyKind : uint32_t { ready = 1, done = 2, pong = 3, fault = 4, erro
 // What a fault report says happened (the parent maps it to a verdict).
 enum class FaultKind : int32_t {
   none = 0,
-  signal = 1,           // code = signal number; text has the details
-  out_of_memory = 3,    // allocation failed at the address-space limit
-  cpu_limit = 4,        // SIGXCPU
-  load_failed = 5,      // dlopen/dlsym failed; text = dlerror()
-  setup_failed = 6,     // the worker could not set up its sandbox
-  input_write = 7,      // a write to a read-only input buffer; text names it
-  guard_write = 8,      // a write into a guard page after a buffer; text names the buffer
+  signal = 1,         // code = signal number; text has the details
+  out_of_memory = 3,  // allocation failed at the address-space limit
+  cpu_limit = 4,      // SIGXCPU
+  load_failed = 5,    // dlopen/dlsym failed; text = dlerror()
+  setup_failed = 6,   // the worker could not set up its sandbox
+  input_write = 7,    // a write to a read-only input buffer; text names it
+  guard_write = 8,    // a write into a guard page after a buffer; text names the buffer
 };
 
 struct Reply {
@@ -71,7 +75,9 @@ constexpr int kExitSetup = 96;
 // File descriptors the worker inherits.
 constexpr int kCommandFd = 3;  // parent -> worker
 constexpr int kReplyFd = 4;    // worker -> parent
-constexpr int kBufferFd = 5;   // the memfd with all buffers
+constexpr int kInputFd = 5;    // the inputs' shared file, sealed against writes
+constexpr int kOutputFd = 6;   // the outputs' shared file
+constexpr int kObjectFd = 7;   // the candidate's shared object, opened by the judge
 
 // The one message that carries a file descriptor: the byte 'N' plus the seccomp listener as
 // SCM_RIGHTS, sent by the worker once its filter is installed.
