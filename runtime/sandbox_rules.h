@@ -69,6 +69,7 @@ inline constexpr int kAllowed[] = {
     SCMP_SYS(rt_sigpending),
     SCMP_SYS(rt_sigtimedwait),
     SCMP_SYS(rt_sigsuspend),
+    SCMP_SYS(pause),
     // identity and information
     SCMP_SYS(getpid),
     SCMP_SYS(gettid),

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/jail.h"
 #include "harness/machine.h"
 #include "support/fs.h"
 
@@ -55,6 +56,25 @@ void print_report(const MachineInfo& m, const std::string& cache_file) {
   row("fingerprint", m.fingerprint);
   row("measured", fmt::format("{} (kforge doctor --refresh to measure again)", m.probed_at));
   row("cache", cache_file);
+  const SandboxSupport& sb = sandbox_support();
+  row("sandbox",
+      sb.complete()
+          ? fmt::format("complete: namespaces, Landlock ABI {}, seccomp notification{}",
+                        sb.landlock_abi, sb.as_root ? ", candidates run as uid 65534" : "")
+          : "INCOMPLETE: untrusted candidates are refused unless --unsafe-sandbox is given");
+  for (const auto& m : sb.missing) row("", "missing: " + m);
+}
+
+nlohmann::json sandbox_json() {
+  const SandboxSupport& sb = sandbox_support();
+  return {{"complete", sb.complete()},
+          {"namespaces", sb.namespaces},
+          {"landlock", sb.landlock},
+          {"landlock_abi", sb.landlock_abi},
+          {"seccomp_notify", sb.seccomp_notify},
+          {"as_root", sb.as_root},
+          {"missing", sb.missing},
+          {"unsafe_sandbox", unsafe_sandbox()}};
 }
 
 int run_doctor(const DoctorOptions& o) {
@@ -77,6 +97,7 @@ int run_doctor(const DoctorOptions& o) {
   if (o.json) {
     nlohmann::json j = m->to_json();
     j["cache_file"] = cache_file;
+    j["sandbox"] = sandbox_json();
     fmt::print("{}\n", j.dump(2));
     return 0;
   }

@@ -8,10 +8,20 @@
 #include "cli/eval_command.h"
 #include "cli/lower_command.h"
 #include "cli/optimize_command.h"
+#include "harness/jail.h"
 
 int main(int argc, char** argv) {
+  // The judge holds the oracle's answers and the candidates' inputs in its memory: no other
+  // process of the same user may read it (/proc/<pid>/mem, ptrace) or get a core dump of it.
+  kf::make_judge_undumpable();
   CLI::App app{"kforge: feedback-driven kernel optimization"};
   app.require_subcommand(1);
+  app.fallthrough();
+  bool unsafe = false;
+  app.add_flag("--unsafe-sandbox", unsafe,
+               "run untrusted candidates even where this machine lacks part of the sandbox "
+               "(kforge doctor lists what is missing)");
+  app.parse_complete_callback([&] { kf::set_unsafe_sandbox(unsafe); });
   kf::add_eval_command(app);
   kf::add_doctor_command(app);
   kf::add_lower_command(app);

@@ -326,6 +326,10 @@ RunOutcome Worker::forbidden_call(const char* what) {
              fmt::format("{}: forbidden system call {} ({})", what, name, reason));
 }
 
+int Worker::thread_cap() const {
+  return spec_.max_threads > 0 ? spec_.max_threads : 4 * spec_.threads + 8;
+}
+
 void Worker::pause() {
   if (dead_ || paused_ || pid_ <= 0) return;
   if (kill(-pid_, SIGSTOP) != 0) return;
@@ -424,6 +428,11 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
         stage_count_ = std::min(r.code, wire::kMaxStageTimes);
         stage_ns_.assign(r.values, r.values + std::max(stage_count_, 0));
       }
+      if (const int alive = counters().threads; alive > thread_cap())
+        return die(Verdict::forbidden,
+                   fmt::format("{}: the candidate started {} threads with a grant of {} (at most "
+                               "{} may be alive: the grant, the runtimes' pools, the worker)",
+                               what, alive, spec_.threads, thread_cap()));
       return RunOutcome{.ok = true, .seconds = std::chrono::duration<double>(end - start).count()};
     case wire::ReplyKind::error:
       break;
@@ -469,6 +478,7 @@ ProcessCounters Worker::counters() const {
     while (in >> key) {
       if (key == "voluntary_ctxt_switches:" && in >> v) c.voluntary_switches = v;
       if (key == "nonvoluntary_ctxt_switches:" && in >> v) c.involuntary_switches = v;
+      if (key == "Threads:" && in >> v) c.threads = static_cast<int>(v);
     }
   }
   return c;

@@ -41,6 +41,9 @@ struct WorkerSpec {
   size_t memory_limit = 0;  // address-space limit in bytes beyond the buffers; 0 = default 4 GiB
   double cpu_limit_s = 0;   // 0: no CPU-time limit beyond the wall-clock deadlines
   std::vector<std::string> preload;  // runtime libraries loaded before the sandbox closes
+  // Threads the worker may have alive after a command (the kernel's grant, the runtimes' pools
+  // and the worker's own thread); more is the verdict forbidden. 0: 4 * threads + 8.
+  int max_threads = 0;
 };
 
 // What happened to one command.
@@ -58,6 +61,7 @@ struct ProcessCounters {
   double cpu_s = 0;  // user + system time
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  int threads = 0;  // alive now
 };
 
 class Worker {
@@ -107,6 +111,7 @@ class Worker {
   RunOutcome classify_exit(const std::string& context);
   RunOutcome receive_listener(double timeout_s);
   RunOutcome forbidden_call(const char* what);
+  int thread_cap() const;
 
   WorkerSpec spec_;
   std::vector<size_t> offsets_;  // per set and tensor

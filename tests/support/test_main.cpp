@@ -5,11 +5,14 @@
 
 #include <cstdlib>
 
+#include "harness/jail.h"
+
 int main(int argc, char** argv) {
   setenv("KFORGE_WORKER", KFORGE_TEST_BINARY_DIR "/bin/kforge-worker", 0);
   setenv("KFORGE_BIN", KFORGE_TEST_BINARY_DIR "/bin/kforge", 0);
   setenv("KFORGE_CACHE_DIR", KFORGE_TEST_BINARY_DIR "/test-cache", 0);
   setenv("KFORGE_SOURCE_DIR", KFORGE_TEST_SOURCE_DIR, 0);
+  kf::make_judge_undumpable();
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
