@@ -12,6 +12,7 @@
 #include "modes/optimize_evidence.h"
 #include "modes/optimize_report.h"
 #include "schedule/pipeline.h"
+#include "task/task_identity.h"
 #include "te/compile.h"
 
 namespace kf {
@@ -49,6 +50,8 @@ class Loop {
 
  private:
   Status setup();
+  // On resume: where the replay starts, and whether the task changed since the run measured it.
+  Status resume_state();
   // Judges c (or reads its evaluation back from the store). `rival`: a candidate timed side by
   // side with it in the same run (a confirmation against the best).
   Expected<RunResult> measure(const CandidateMsg& c, const std::string& kind,
@@ -100,7 +103,10 @@ class Loop {
   std::unique_ptr<agents::RecordingJudge> recording_;
   agents::Judge* judge_ = nullptr;
   MachineInfo machine_;
-  std::string machine_id_, task_identity_;
+  std::string machine_id_;
+  // The task folder's identity (task/task_identity.h) and the evaluation keys' task part (the
+  // identity, and the run's id when it measures afresh).
+  std::string task_hash_, task_identity_;
   double started_ = 0;
   int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
   int evals_ = 0, reused_ = 0;
@@ -119,9 +125,10 @@ class Loop {
 };
 
 Status Loop::setup() {
-  auto task = load_task(o_.task_dir);
+  auto task = load_identified_task(o_.task_dir);
   if (!task) return task.error();
-  task_ = std::move(*task);
+  task_ = std::move(task->task);
+  task_hash_ = task->identity.hash;
   if (task_.te_spec.empty())
     return Status::error(task_.name + " has no TE spec: the built-in brain needs one to generate "
                          "kernels (the LLM brain, not built yet, will not)");
@@ -150,18 +157,61 @@ Status Loop::setup() {
     recording_ = std::make_unique<agents::RecordingJudge>(*judge_, o_.record);
     judge_ = recording_.get();
   }
-  task_identity_ = task_.name + ":" + task_.content_hash();
+  // Every evaluation key holds the hash of the task folder's files: a measurement stored for the
+  // task before an edit of any of its fields is never read back for the task after it.
+  task_identity_ = task_hash_;
   if (o_.remeasure) task_identity_ += ":run:" + run_id_;  // keys of this run's own measurements
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
-  if (resuming_) {
-    auto a = store_.next_attempt_seq(run_id_);
-    if (!a) return a.error();
-    auto m = store_.next_message_seq(run_id_);
-    if (!m) return m.error();
-    stored_attempts_ = *a - 1;
-    stored_messages_ = *m - 1;
-  }
+  if (resuming_) return resume_state();
   return {};
+}
+
+// A resumed run replays the loop from its start (optimize.h) and skips the writes it made
+// before. Its attempts were measured for the task as it was then: the run's options hold that
+// task's identity, and a "task_changed" attempt marks each later point where a resume found the
+// folder edited. When the identity still matches, the replay starts after the last such marker.
+// When it does not, nothing stored is reused (every key differs), and the run starts over on the
+// edited task after its stored attempts, marking the change, with a fresh time budget.
+Status Loop::resume_state() {
+  auto run = store_.get_run(run_id_);
+  if (!run) return run.error();
+  auto a = store_.next_attempt_seq(run_id_);
+  if (!a) return a.error();
+  auto m = store_.next_message_seq(run_id_);
+  if (!m) return m.error();
+  stored_attempts_ = *a - 1;
+  stored_messages_ = *m - 1;
+  auto attempts = store_.attempts(run_id_);
+  if (!attempts) return attempts.error();
+  std::string measured_for = run->options.value("task_identity", std::string());
+  started_ = run->options.value("started_epoch_s", now_s());
+  const AttemptRecord* marker = nullptr;
+  for (const AttemptRecord& r : *attempts)
+    if (r.kind == "task_changed" && r.detail.is_object()) marker = &r;
+  if (marker) {
+    measured_for = marker->detail.value("task_identity", std::string());
+    started_ = marker->detail.value("started_epoch_s", started_);
+  }
+  if (measured_for == task_hash_) {
+    if (marker) {
+      attempt_seq_ = marker->seq;
+      message_seq_ = marker->detail.value("message_seq", 0);
+      journey_.push_back(marker->to_json());
+    }
+    return {};
+  }
+  say(fmt::format("the task changed since run {} measured it ({} is {}, was {}): nothing "
+                  "measured before is reused, and the run starts over on the task as it is now",
+                  run_id_, o_.task_dir.string(), task_hash_,
+                  measured_for.empty() ? "not recorded" : measured_for));
+  attempt_seq_ = stored_attempts_;
+  message_seq_ = stored_messages_;
+  started_ = now_s();
+  return attempt_without_evaluation("task_changed", "", "restarted",
+                                    {{"task_identity", task_hash_},
+                                     {"previous_task_identity", measured_for},
+                                     {"message_seq", message_seq_},
+                                     {"started_epoch_s", started_}});
 }
 
 EvalOptions Loop::eval_options(int threads) const {
@@ -353,13 +403,10 @@ Expected<OptimizeResult> Loop::run() {
     started_ = now_s();
     nlohmann::json opts = o_.to_json();
     opts["started_epoch_s"] = started_;
+    opts["task_identity"] = task_hash_;
     KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_, .task_dir = o_.task_dir.string(),
                                           .task_name = task_.name, .mode = "optimize",
                                           .brain = brain_.name, .options = opts}));
-  } else {
-    auto run = store_.get_run(run_id_);
-    if (!run) return run.error();
-    started_ = run->options.value("started_epoch_s", now_s());
   }
   say(fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)", run_id_,
                   task_.name, o_.threads, o_.budget_evals, o_.budget_time_s));

@@ -172,8 +172,10 @@ class Store {
   virtual Expected<int> next_message_seq(const std::string& run_id) = 0;  // 1 + max, from 1
 };
 
-// The identity of one evaluation: a hash of the candidate key, the task identity (name and
-// shapes), the machine fingerprint and the thread count. 32 hex digits.
+// The identity of one evaluation: a hash of the candidate key, the task identity, the machine
+// fingerprint and the thread count. 32 hex digits. The task identity must cover every file of
+// the task folder that can change a result (task/task_identity.h: a hash of their bytes), so an
+// edited task never reads back a measurement of the task before the edit.
 std::string evaluation_key(const std::string& candidate_key, const std::string& task_identity,
                            const std::string& machine, int threads);
 
