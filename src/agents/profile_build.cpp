@@ -73,7 +73,7 @@ ProfileToolOutput run_profile_tools(const Task& task, const std::string& source,
   const fs::path obj = tmp.path() / "candidate.o";
   const std::string full = "#line 1 \"candidate.cpp\"\n" + source +
                            "\n#line 1 \"kforge_entry.cpp\"\n" +
-                           entry_shim(task, ShimKind::candidate);
+                           entry_shim(task, ShimKind::candidate).bind;
   if (Status st = write_file_atomic(src, full); !st.ok()) return fail_both(st.message());
 
   std::vector<std::string> argv = {options.cxx};

@@ -1,15 +1,19 @@
 #include "harness/toolchain.h"
 
 #include <fmt/format.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
+#include "harness/jail.h"
 #include "support/fs.h"
 #include "support/hash.h"
 #include "support/subprocess.h"
@@ -17,16 +21,21 @@
 namespace kf {
 namespace {
 
+// Bumped whenever what a cache key stands for changes (v2: the shim is its own unit).
+constexpr const char* kCacheFormat = "kforge-object-v2";
+
 // C-library functions a kernel has no reason to define: defining one is an attempt to change
 // how the judge's clock or process control behave.
 const std::vector<std::string> kInterposable = {
-    "clock_gettime", "gettimeofday", "time",      "clock",  "times",     "getrusage",
-    "timespec_get",  "clock_getres", "nanosleep", "usleep", "sleep",     "fork",
-    "vfork",         "execve",       "system",    "dlopen", "dlsym",     "exit",
-    "_exit",         "abort",        "kill",      "raise",  "sigaction", "signal",
-    "pthread_create", "sched_yield", "__libc_start_main",
+    "clock_gettime", "gettimeofday", "time", "clock", "times", "getrusage", "timespec_get",
+    "clock_getres", "nanosleep", "usleep", "sleep", "fork", "vfork", "execve", "system", "dlopen",
+    "dlsym", "exit", "_exit", "abort", "kill", "raise", "sigaction", "signal", "pthread_create",
+    "sched_yield", "__libc_start_main",
     // std::chrono::steady_clock::now() and system_clock::now()
     "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt6chrono3_V212system_clock3nowEv"};
+
+// What the compiler may print before its output counts as too large.
+constexpr size_t kMaxCompilerOutput = size_t{1} << 20;
 
 std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");
@@ -45,22 +54,239 @@ std::string join(const std::vector<std::string>& v, const char* sep = " ") {
   return s;
 }
 
+bool is_clang(const std::string& cxx) {
+  return cxx.find("clang") != std::string::npos;
+}
+
+std::string mib(size_t bytes) {
+  return fmt::format("{} MiB", bytes >> 20);
+}
+
+// kforge/kernel.h, the one kforge header a solution may include: copied into every build
+// directory, so the compiler needs no access to kforge's own tree.
+const std::string& kernel_header() {
+  static const std::string text = [] {
+    auto t = read_file(fs::path(KFORGE_RUNTIME_DIR) / "kforge" / "kernel.h");
+    KF_CHECK(t.has_value()) << "kforge/kernel.h is missing from " << KFORGE_RUNTIME_DIR;
+    return *t;
+  }();
+  return text;
+}
+
+// `name` looked up in the judge's PATH: the jailed compiler is started by absolute path.
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::absolute(name).string();
+  const char* path = getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string d;
+  while (std::getline(dirs, d, ':')) {
+    fs::path p = fs::path(d.empty() ? "." : d) / name;
+    if (access(p.c_str(), X_OK) == 0) return fs::absolute(p).string();
+  }
+  return name;
+}
+
+// The compiler's whole environment: nothing of the judge's, a fixed PATH (with the compiler's
+// own directory first), the C locale (plain ASCII messages) and temporary files in its build
+// directory.
+std::vector<std::string> compiler_env(const fs::path& dir, const std::string& program) {
+  std::string bin = fs::path(program).parent_path().string();
+  return {"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TMPDIR=" + dir.string()};
+}
+
+// The directory a compile works in: made for the jail's id (which cannot enter a root-owned
+// mkdtemp directory), removed with everything in it when it dies.
+class BuildDir {
+ public:
+  static Expected<std::unique_ptr<BuildDir>> make() {
+    auto dir = make_jail_dir("kforge-compile");
+    if (!dir) return dir.error();
+    return std::unique_ptr<BuildDir>(new BuildDir(*dir));
+  }
+  ~BuildDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  BuildDir(const BuildDir&) = delete;
+  BuildDir& operator=(const BuildDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit BuildDir(fs::path p) : path_(std::move(p)) {}
+  fs::path path_;
+};
+
+// The one place a compiler (or a tool reading its output) runs on a solution's text: in the jail
+// (harness/jail.h), writing only to its build directory, with the options' limits on wall clock,
+// CPU time, address space and file size, stdin from /dev/null and the environment above.
+Expected<ProcessResult> run_compiler(const std::vector<std::string>& argv, const fs::path& dir,
+                                     const CompileOptions& o, size_t max_output) {
+  JailSpec spec{
+      .argv = argv,
+      .env = compiler_env(dir, argv[0]),
+      .cwd = dir,
+      .read_write = {dir},
+      .limits = {
+          .address_space = o.memory_limit, .cpu_s = o.timeout_s, .file_size = o.max_file_bytes}};
+  return run_jailed(spec, o.timeout_s, max_output);
+}
+
+Diagnostic kforge_error(std::string message) {
+  return {"", 0, 0, "error", std::move(message)};
+}
+
+// The limit a failed compile ran into, if any: each is a compile error with its own words
+// ("timed out", "too large", "memory") so the author knows what to change.
+std::optional<Diagnostic> limit_hit(const ProcessResult& r, const std::string& raw,
+                                    const CompileOptions& o) {
+  const bool too_much = r.err.size() >= kMaxCompilerOutput || r.out.size() >= kMaxCompilerOutput;
+  if (r.ok() && !too_much) return std::nullopt;
+  auto has = [&](const char* s) { return raw.find(s) != std::string::npos; };
+  if (r.timed_out)
+    return kforge_error(
+        fmt::format("compilation timed out after {:g} s (the compiler's limit)", o.timeout_s));
+  if (r.signal == SIGXCPU || has("CPU time limit exceeded"))
+    return kforge_error(fmt::format(
+        "compilation timed out: the compiler used its {:g} s of CPU time", o.timeout_s));
+  if (r.signal == SIGXFSZ || has("File size limit exceeded"))
+    return kforge_error(
+        fmt::format("the compiler's output is too large: a file it wrote passed the {} limit",
+                    mib(o.max_file_bytes)));
+  if (has("out of memory") || has("virtual memory exhausted") || has("std::bad_alloc") ||
+      has("Cannot allocate memory") || r.signal == SIGKILL || has("Killed signal"))
+    return kforge_error(
+        fmt::format("the compiler ran out of memory (limit {})", mib(o.memory_limit)));
+  if (too_much)
+    return kforge_error(
+        fmt::format("the compiler's messages are too large (over {})", mib(kMaxCompilerOutput)));
+  if (r.signal) return kforge_error(fmt::format("the compiler was killed by signal {}", r.signal));
+  return std::nullopt;
+}
+
+// A failure at the judge's entry: the bind text did not compile or the link found no function
+// with the task's exact types (or a second kf_entry).
+bool entry_failed(const CompileInfo& info, const EntryShim& shim) {
+  if (info.log.find("In file included from kforge_bind.cpp") != std::string::npos) return true;
+  for (const auto& d : info.diagnostics) {
+    if (d.severity != "error") continue;
+    if (d.file == "kforge_bind.cpp" || d.file == "kforge_entry.cpp") return true;
+    if (d.file.empty() && !shim.function.empty() &&
+        (d.message.find(kBindName) != std::string::npos ||
+         d.message.find("`" + shim.function + "(") != std::string::npos ||
+         d.message.find("kf_entry") != std::string::npos))
+      return true;
+  }
+  return false;
+}
+
+// An include the compiler could not open (no such file, or the jail's file-system rules), spelled
+// as a path outside the include set: the same refusal as for one it opened.
+std::optional<std::string> unopened_include_outside(const std::vector<Diagnostic>& diags) {
+  for (const auto& d : diags) {
+    if (d.severity != "error") continue;
+    for (std::string_view why : {": No such file or directory", ": Permission denied"}) {
+      std::string_view m = d.message;
+      if (m.size() <= why.size() || m.substr(m.size() - why.size()) != why) continue;
+      std::string_view path = m.substr(0, m.size() - why.size());
+      if (include_path_outside(path)) return std::string(path);
+    }
+  }
+  return std::nullopt;
+}
+
+// Every defined function of a built object, hidden ones included, that is on the C-library list.
+std::vector<std::string> interposed_symbols(const fs::path& so, const fs::path& dir,
+                                            const CompileOptions& o) {
+  std::vector<std::string> out;
+  auto nm = run_compiler({resolve_program("nm"), "--defined-only", so.string()}, dir, o,
+                         size_t{16} << 20);
+  if (!nm || !nm->ok()) return out;
+  std::istringstream in(nm->out);
+  std::string addr, type, name;
+  while (in >> addr >> type >> name) {
+    name = name.substr(0, name.find('@'));
+    bool code = type == "T" || type == "t" || type == "W" || type == "w" || type == "i";
+    if (code && std::find(kInterposable.begin(), kInterposable.end(), name) != kInterposable.end())
+      out.push_back(name);
+  }
+  return out;
+}
+
+nlohmann::json diagnostics_json(const std::vector<Diagnostic>& diags) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& d : diags)
+    a.push_back({{"file", d.file},
+                 {"line", d.line},
+                 {"column", d.column},
+                 {"severity", d.severity},
+                 {"message", d.message}});
+  return a;
+}
+
+// A stored result, or false when there is none (or it is damaged: compile again).
+bool read_cached(const fs::path& meta_path, const fs::path& so, const CompileOptions& o,
+                 CompiledObject& obj) {
+  auto meta = read_file(meta_path);
+  if (!meta) return false;
+  try {
+    auto j = nlohmann::json::parse(*meta);
+    CompileInfo& info = obj.info;
+    info.ok = j.at("ok").get<bool>();
+    std::error_code ec;
+    if (info.ok && (!fs::exists(so) || fs::file_size(so, ec) > o.max_object_bytes)) return false;
+    info.cached = true;
+    info.seconds = j.at("seconds").get<double>();
+    info.command = j.at("command").get<std::string>();
+    info.log = j.at("log").get<std::string>();
+    obj.interposed_symbols = j.at("interposed").get<std::vector<std::string>>();
+    info.diagnostics.clear();
+    for (const auto& d : j.at("diagnostics"))
+      info.diagnostics.push_back({d.at("file").get<std::string>(), d.at("line").get<int>(),
+                                  d.at("column").get<int>(), d.at("severity").get<std::string>(),
+                                  d.at("message").get<std::string>()});
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> base_flags() {
-  return {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-          "-fvisibility=hidden", "-Wl,-z,defs", "-I" KFORGE_RUNTIME_DIR};
+  return {"-std=c++20",
+          "-O3",
+          "-march=native",
+          "-fopenmp",
+          "-fPIC",
+          "-shared",
+          "-fvisibility=hidden",
+          "-Wl,-z,defs",
+          "-Wl,--no-undefined",
+          "-I" KFORGE_RUNTIME_DIR};
 }
 
 const std::vector<std::string>& allowed_extra_flags() {
-  static const std::vector<std::string> flags = {
-      "-ffast-math",         "-funroll-loops",        "-fno-math-errno",
-      "-fno-trapping-math",  "-ffp-contract=fast",    "-ffp-contract=off",
-      "-fno-tree-vectorize", "-mprefer-vector-width=512", "-mprefer-vector-width=256",
-      "-O2",                 "-Ofast",                "-fopenmp-simd",
-      "-fno-exceptions",     "-fno-rtti",             "-mavx2",
-      "-mfma",               "-mavx512f",             "-mavx512bw",
-      "-mavx512vl",          "-mavx512bf16",          "-mno-avx512f"};
+  static const std::vector<std::string> flags = {"-ffast-math",
+                                                 "-funroll-loops",
+                                                 "-fno-math-errno",
+                                                 "-fno-trapping-math",
+                                                 "-ffp-contract=fast",
+                                                 "-ffp-contract=off",
+                                                 "-fno-tree-vectorize",
+                                                 "-mprefer-vector-width=512",
+                                                 "-mprefer-vector-width=256",
+                                                 "-O2",
+                                                 "-Ofast",
+                                                 "-fopenmp-simd",
+                                                 "-fno-exceptions",
+                                                 "-fno-rtti",
+                                                 "-mavx2",
+                                                 "-mfma",
+                                                 "-mavx512f",
+                                                 "-mavx512bw",
+                                                 "-mavx512vl",
+                                                 "-mavx512bf16",
+                                                 "-mno-avx512f"};
   return flags;
 }
 
@@ -69,16 +295,33 @@ Expected<std::vector<std::string>> requested_flags(const std::string& source) {
   std::istringstream in(source);
   std::string line;
   for (int n = 0; n < 5 && std::getline(in, line); ++n) {
-    static const std::regex re(R"(^\s*//\s*kforge:\s*flags\s+(.*)$)");
-    std::smatch m;
-    if (!std::regex_match(line, m, re)) continue;
-    std::istringstream words(m[1].str());
+    // `^\s*//\s*kforge:\s*flags\s+(.*)$`, scanned by hand: linear on any line.
+    std::string_view s = line;
+    auto skip_space = [&] {
+      size_t i = 0;
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      s.remove_prefix(i);
+      return i;
+    };
+    auto eat = [&](std::string_view word) {
+      if (s.substr(0, word.size()) != word) return false;
+      s.remove_prefix(word.size());
+      return true;
+    };
+    skip_space();
+    if (!eat("//")) continue;
+    skip_space();
+    if (!eat("kforge:")) continue;
+    skip_space();
+    if (!eat("flags") || skip_space() == 0) continue;
+    std::istringstream words{std::string(s)};
     std::string w;
     while (words >> w) {
       const auto& ok = allowed_extra_flags();
       if (std::find(ok.begin(), ok.end(), w) == ok.end())
-        return Status::error(fmt::format("line {}: compiler flag '{}' is not allowed (allowed: {})",
-                                         n + 1, w, join(ok)));
+        return Status::error(
+            valid_utf8(fmt::format("line {}: compiler flag '{}' is not allowed (allowed: {})",
+                                   n + 1, w.size() > 80 ? w.substr(0, 80) + "..." : w, join(ok))));
       flags.push_back(w);
     }
   }
@@ -97,140 +340,166 @@ std::string toolchain_identity(const std::string& cxx) {
 }
 
 std::vector<std::string> runtime_preload(const std::string& cxx) {
-  if (cxx.find("clang") != std::string::npos) return {"libomp.so.5"};
+  if (is_clang(cxx)) return {"libomp.so.5"};
   return {};
 }
 
-std::vector<Diagnostic> parse_diagnostics(const std::string& log) {
-  static const std::regex re(R"(^(.*?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
-  std::vector<Diagnostic> out;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_match(line, m, re)) {
-      // Linker errors: "... undefined reference to `foo'"
-      if (line.find("undefined reference") != std::string::npos ||
-          line.find("ld returned") != std::string::npos)
-        out.push_back({"", 0, 0, "error", line});
-      continue;
-    }
-    std::string sev = m[4].str() == "fatal error" ? "error" : m[4].str();
-    out.push_back({m[1].str(), std::stoi(m[2].str()), std::stoi(m[3].str()), sev, m[5].str()});
-  }
-  return out;
+CompiledObject compile_solution(const std::string& source, const std::string& entry_unit,
+                                const CompileOptions& options) {
+  return compile_solution(source, EntryShim{.entry = entry_unit}, options);
 }
 
-CompiledObject compile_solution(const std::string& source, const std::string& shim,
-                                const CompileOptions& options) {
-  CompiledObject obj;
-  CompileInfo& info = obj.info;
+namespace {
+
+// The flags of one compile: the base flags with kforge's -I pointing into the build directory,
+// then the options' and the source's extra flags; or the message refusing a flag.
+Expected<std::vector<std::string>> solution_flags(const std::string& source,
+                                                  const CompileOptions& options) {
   auto requested = requested_flags(source);
-  if (!requested) {
-    info.log = requested.error().message();
-    info.diagnostics.push_back({"candidate.cpp", 0, 0, "error", requested.error().message()});
-    return obj;
-  }
-  std::vector<std::string> flags = base_flags();
+  if (!requested) return requested.error();
+  std::vector<std::string> flags;
+  for (const auto& f : base_flags())
+    if (f.rfind("-I", 0) != 0) flags.push_back(f);
   for (const auto& f : options.extra_flags) {
     const auto& ok = allowed_extra_flags();
-    if (std::find(ok.begin(), ok.end(), f) == ok.end()) {
-      info.log = fmt::format("compiler flag '{}' is not allowed", f);
-      info.diagnostics.push_back({"", 0, 0, "error", info.log});
-      return obj;
-    }
+    if (std::find(ok.begin(), ok.end(), f) == ok.end())
+      return Status::error(valid_utf8(fmt::format("compiler flag '{}' is not allowed", f)));
     flags.push_back(f);
   }
   flags.insert(flags.end(), requested->begin(), requested->end());
-  std::string full = "#line 1 \"candidate.cpp\"\n" + source + "\n#line 1 \"kforge_entry.cpp\"\n" + shim;
+  return flags;
+}
 
-  Hasher h;
-  h.add(full).add(join(flags)).add(join(options.libs)).add(toolchain_identity(options.cxx));
-  info.key = h.hex();
-  const fs::path dir = cache_dir() / "objects";
-  const fs::path so = dir / (info.key + ".so");
-  const fs::path meta_path = dir / (info.key + ".json");
-  obj.so_path = so.string();
+// Writes the build directory: the solution's unit (its text, then the bind text), the entry's
+// unit and kforge/kernel.h. The jail's id reads them; only it writes there afterwards.
+Status write_sources(const fs::path& dir, const std::string& source, const EntryShim& shim) {
+  std::string unit = "#line 1 \"candidate.cpp\"\n" + source + "\n";
+  if (!shim.bind.empty()) unit += "#line 1 \"kforge_bind.cpp\"\n" + shim.bind;
+  KF_RETURN_IF_ERROR(write_file_atomic(dir / "candidate.cpp", unit));
+  if (!shim.entry.empty())
+    KF_RETURN_IF_ERROR(write_file_atomic(dir / "kforge_entry.cpp", shim.entry));
+  return write_file_atomic(dir / "include" / "kforge" / "kernel.h", kernel_header());
+}
 
-  if (options.use_cache) {
-    if (auto meta = read_file(meta_path)) {
-      try {
-        auto j = nlohmann::json::parse(*meta);
-        info.ok = j.at("ok").get<bool>();
-        if (!info.ok || fs::exists(so)) {
-          info.cached = true;
-          info.seconds = j.at("seconds").get<double>();
-          info.command = j.at("command").get<std::string>();
-          info.log = j.at("log").get<std::string>();
-          obj.interposed_symbols = j.at("interposed").get<std::vector<std::string>>();
-          info.diagnostics = parse_diagnostics(info.log);
-          return obj;
-        }
-      } catch (const nlohmann::json::exception&) {
-        // A damaged cache entry: compile again and overwrite it.
-      }
-    }
-  }
+void refuse(CompileInfo& info, Diagnostic d) {
+  info.ok = false;
+  info.log = "kforge: error: " + d.message + "\n";
+  info.diagnostics = {std::move(d)};
+}
 
-  TempDir tmp("kforge-compile");
-  const fs::path src = tmp.path() / "candidate.cpp";
-  if (auto st = write_file_atomic(src, full); !st.ok()) {
-    info.log = st.message();
+std::string include_refusal(const std::string& path) {
+  return fmt::format(
+      "#include \"{}\" is not allowed: includes are limited to the standard and system headers "
+      "and kforge/kernel.h",
+      path);
+}
+
+}  // namespace
+
+CompiledObject compile_solution(const std::string& source, const EntryShim& shim,
+                                const CompileOptions& options) {
+  CompiledObject obj;
+  CompileInfo& info = obj.info;
+  auto flags = solution_flags(source, options);
+  if (!flags) {
+    refuse(info, {"candidate.cpp", 0, 0, "error", flags.error().message()});
     return obj;
   }
-  const fs::path out = tmp.path() / "solution.so";
-  std::vector<std::string> argv = {options.cxx};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back(src.string());
+  Hasher h;
+  h.add(kCacheFormat).add(source).add(shim.bind).add(shim.entry).add(join(*flags));
+  h.add(join(options.libs)).add(toolchain_identity(options.cxx)).add(kernel_header());
+  info.key = h.hex();
+  if (auto path = literal_include_outside(source)) {
+    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(*path)});
+    return obj;
+  }
+  const fs::path cache = cache_dir() / "objects";
+  const fs::path so = cache / (info.key + ".so");
+  const fs::path meta_path = cache / (info.key + ".json");
+  obj.so_path = so.string();
+  if (options.use_cache && read_cached(meta_path, so, options, obj)) return obj;
+
+  auto build = BuildDir::make();
+  if (!build) {
+    refuse(info, kforge_error("cannot make the build directory: " + build.error().message()));
+    return obj;
+  }
+  const fs::path& dir = (*build)->path();
+  if (Status st = write_sources(dir, source, shim); !st.ok()) {
+    refuse(info, kforge_error(st.message()));
+    return obj;
+  }
+  std::vector<std::string> argv = {resolve_program(options.cxx)};
+  argv.insert(argv.end(), flags->begin(), flags->end());
+  argv.insert(argv.end(),
+              {"-I" + (dir / "include").string(), "-H", "-fdiagnostics-color=never",
+               is_clang(options.cxx) ? "-ferror-limit=30" : "-fmax-errors=30", "candidate.cpp"});
+  if (!shim.entry.empty()) argv.push_back("kforge_entry.cpp");
   for (const auto& l : options.libs) argv.push_back("-l" + l);
-  argv.insert(argv.end(), {"-o", out.string()});
+  argv.insert(argv.end(), {"-o", "solution.so"});
   info.command = join(argv);
-  auto r = run_process({.argv = argv,
-                        .cwd = tmp.path().string(),
-                        .timeout_s = options.timeout_s,
-                        .max_output = 64 * 1024,
-                        .address_space_limit = size_t{3} << 30});
+  auto r = run_compiler(argv, dir, options, kMaxCompilerOutput);
   if (!r) {
-    info.log = r.error().message();
+    refuse(info, kforge_error("cannot run the compiler: " + r.error().message()));
     return obj;
   }
   info.seconds = r->seconds;
-  info.log = r->err + r->out;
-  if (r->timed_out) info.log += fmt::format("\ncompilation timed out after {} s", options.timeout_s);
-  if (r->signal) info.log += fmt::format("\nthe compiler was killed by signal {}", r->signal);
+  const std::string raw = r->err + r->out;
+  SanitizedLog log = sanitize_compiler_log(
+      raw, {.allowed_dirs = system_include_dirs(options.cxx), .build_dir = dir});
+  if (!log.refused_includes.empty()) {
+    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(log.refused_includes.front())});
+    return obj;  // nothing the compiler said about that file is kept, nor its object
+  }
+  info.log = log.log;
   info.diagnostics = parse_diagnostics(info.log);
-  info.ok = r->ok();
+  if (auto path = unopened_include_outside(info.diagnostics)) {
+    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(*path)});
+    return obj;
+  }
+  std::optional<Diagnostic> limit = limit_hit(*r, raw, options);
+  info.ok = r->ok() && !limit;
+  const fs::path built = dir / "solution.so";
+  std::error_code ec;
+  const uintmax_t bytes = info.ok ? fs::file_size(built, ec) : 0;
+  if (info.ok && (ec || bytes > options.max_object_bytes)) {
+    info.ok = false;
+    limit = kforge_error(ec ? "the compiler produced no object: " + ec.message()
+                            : fmt::format("the compiled object is too large: {} (limit {})",
+                                          mib(bytes), mib(options.max_object_bytes)));
+  }
+  if (!info.ok && !limit && entry_failed(info, shim))
+    limit = kforge_error(fmt::format(
+        "the solution must define `{}` (exactly these parameter types; a function template is "
+        "instantiated at them)",
+        shim.signature));
+  if (limit) {
+    info.log = "kforge: error: " + limit->message + "\n" + info.log;
+    info.diagnostics.insert(info.diagnostics.begin(), *limit);
+  }
   if (info.ok) {
-    // Every defined function, hidden ones included (the object is built -fvisibility=hidden).
-    auto nm = run_process({.argv = {"nm", "--defined-only", out.string()}, .timeout_s = 30});
-    if (nm && nm->ok()) {
-      std::istringstream in(nm->out);
-      std::string addr, type, name;
-      while (in >> addr >> type >> name) {
-        name = name.substr(0, name.find('@'));
-        bool code = type == "T" || type == "t" || type == "W" || type == "w" || type == "i";
-        if (code && std::find(kInterposable.begin(), kInterposable.end(), name) != kInterposable.end())
-          obj.interposed_symbols.push_back(name);
-      }
-    }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
+    obj.interposed_symbols = interposed_symbols(built, dir, options);
+    fs::create_directories(cache, ec);
     fs::path staged = so;
     staged += fmt::format(".tmp{}", getpid());
-    fs::copy_file(out, staged, fs::copy_options::overwrite_existing, ec);
+    fs::copy_file(built, staged, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(staged, so, ec);
     if (ec) {
-      info.ok = false;
-      info.log += "\ncannot store the object in the cache: " + ec.message();
+      refuse(info, kforge_error("cannot store the object in the cache: " + ec.message()));
       return obj;
     }
   }
-  nlohmann::json meta = {{"ok", info.ok},
-                         {"seconds", info.seconds},
-                         {"command", info.command},
-                         {"log", info.log},
-                         {"interposed", obj.interposed_symbols}};
-  if (options.use_cache && !r->timed_out) (void)write_file_atomic(meta_path, meta.dump());
+  // A result that depends on the machine's load (a limit hit) is not stored.
+  const bool deterministic = info.ok || !limit_hit(*r, raw, options);
+  if (options.use_cache && deterministic) {
+    nlohmann::json meta = {{"ok", info.ok},
+                           {"seconds", info.seconds},
+                           {"command", info.command},
+                           {"log", info.log},
+                           {"interposed", obj.interposed_symbols},
+                           {"diagnostics", diagnostics_json(info.diagnostics)}};
+    (void)write_file_atomic(meta_path, meta.dump());
+  }
   return obj;
 }
 

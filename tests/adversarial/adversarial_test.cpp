@@ -21,6 +21,7 @@ struct Case {
   std::string file, verdict, message, why;
   std::vector<std::string> also;
   int threads = 2;  // the thread grant the case is judged with
+  double compile_timeout_s = 30;  // the compiler's wall-clock limit (compile bombs set it low)
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
@@ -52,6 +53,7 @@ void load_manifest(const fs::path& path, std::vector<Case>& out) {
       k.message = (*c)["message"].value_or(std::string());
       k.why = (*c)["why"].value_or(std::string());
       k.threads = (*c)["threads"].value_or(2);
+      k.compile_timeout_s = (*c)["compile_timeout_s"].value_or(30.0);
       if (auto* also = (*c)["also"].as_array())
         for (auto& a : *also) k.also.push_back(a.value_or(std::string()));
       out.push_back(k);
@@ -83,7 +85,7 @@ TEST_P(Adversarial, GetsItsVerdict) {
   o.min_time_s = 0.2;
   o.run_timeout_s = 5;
   o.memory_limit = size_t{512} << 20;
-  o.compile.timeout_s = 30;
+  o.compile.timeout_s = c.compile_timeout_s;
   o.machine = testing::machine_limits(o.threads);
   auto r = evaluate(*task, *source, o);
   ASSERT_TRUE(r) << "the judge failed instead of giving a verdict: " << r.error().message();
