@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -175,6 +176,11 @@ void restrict_self(const ChildPlan& p) {
     if (*own >= 0 && (*own = fcntl(*own, F_DUPFD_CLOEXEC, 900)) < 0) _exit(127);
   if (setsid() < 0) child_fail(p, "setsid");
   if (p.sync_fd >= 0) {
+    // The judge is non-dumpable, and so is this copy of it: its /proc files then belong to root
+    // and a judge that is not root could not write the id maps. It runs nothing untrusted
+    // before exec, which replaces its memory.
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) child_fail(p, "dumpable");
+    if (write(p.sync_fd, "R", 1) != 1) child_fail(p, "announcing the namespace");
     char go = 0;
     if (read(p.sync_fd, &go, 1) != 1 || go != 'G') child_fail(p, "waiting for the id maps");
   }
@@ -328,7 +334,8 @@ Expected<pid_t> spawn_with(const JailSpec& spec, const Facilities& use) {
   const bool user_ns = use.namespaces && !root;
   Fd sync_r, sync_w;
   if (user_ns) {
-    if (pipe2(sync_pipe, O_CLOEXEC) != 0) return Status::error("jail: pipe failed");
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync_pipe) != 0)
+      return Status::error("jail: socketpair failed");
     sync_r.reset(sync_pipe[0]);
     sync_w.reset(sync_pipe[1]);
     plan.sync_fd = sync_r.fd;
@@ -350,6 +357,14 @@ Expected<pid_t> spawn_with(const JailSpec& spec, const Facilities& use) {
     return s;
   };
   if (user_ns) {
+    // The child says when it is dumpable again (its /proc files are then the user's).
+    char ready = 0;
+    if (read(sync_w.fd, &ready, 1) != 1 || ready != 'R') {
+      char msg[256];
+      ssize_t k = read(err_r.fd, msg, sizeof msg - 1);
+      msg[std::max<ssize_t>(k, 0)] = 0;
+      return abort_child(Status::error(k > 0 ? msg : "jail: the child did not start"));
+    }
     const uid_t uid = geteuid();
     const gid_t gid = getegid();
     Status s = write_proc(child, "setgroups", "deny");
