@@ -2,32 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
-#include "harness/evaluator.h"
-#include "harness/te_oracle.h"
+#include "harness/task_check.h"
 
 namespace kf {
 namespace {
 
 struct CheckArgs {
   std::vector<std::string> dirs;
-  bool time = false;
+  bool time = false, json = false;
+  int seeds = 3, bench_seeds = 1;
+  uint64_t seed = 0;
+  std::string cxx = "g++";
 };
 
 // Task directories named on the command line; a directory holding task folders expands to them.
 std::vector<std::filesystem::path> expand(const std::vector<std::string>& dirs) {
   std::vector<std::filesystem::path> out;
   for (const auto& d : dirs) {
-    if (std::filesystem::exists(std::filesystem::path(d) / "task.toml")) {
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::path(d) / "task.toml", ec)) {
       out.emplace_back(d);
       continue;
     }
     std::vector<std::filesystem::path> sub;
-    std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(d, ec))
-      if (e.is_directory() && std::filesystem::exists(e.path() / "task.toml")) sub.push_back(e.path());
+      if (e.is_directory(ec) && std::filesystem::exists(e.path() / "task.toml", ec))
+        sub.push_back(e.path());
     std::sort(sub.begin(), sub.end());
     if (sub.empty()) out.emplace_back(d);  // let the loader say what is wrong
     out.insert(out.end(), sub.begin(), sub.end());
@@ -35,71 +41,102 @@ std::vector<std::filesystem::path> expand(const std::vector<std::string>& dirs) 
   return out;
 }
 
-// Returns true when the task is valid.
-bool check_one(const std::filesystem::path& dir, bool time) {
-  auto task = load_task(dir);
-  if (!task) {
-    fmt::print("FAIL {}\n     {}\n", dir.string(), task.error().message());
-    return false;
-  }
-  EvalOptions o;
-  o.time = time;
-  o.time_reference = false;
-  o.min_time_s = 0.3;
-  o.min_samples = 3;
-  auto r = evaluate(*task, task->reference_source, o);
-  if (!r) {
-    fmt::print("FAIL {}\n     {}\n", task->name, r.error().message());
-    return false;
-  }
-  if (r->verdict != Verdict::ok) {
-    fmt::print("FAIL {}: the reference at {} gets '{}' against the f64 oracle\n     {}\n",
-               task->name, dtype_name(task->dtype), verdict_name(r->verdict), r->message);
-    return false;
-  }
-  double worst = 0;
-  for (const auto& c : r->checks) worst = std::max(worst, c.rel_l2);
-  std::string timing;
-  if (r->timing) {
-    const double t = r->timing->median_s;
-    timing = fmt::format(", reference {:.3f} s at the bench shape{}", t,
-                         t < 0.05 || t > 2 ? " (outside the 0.05-2 s target)" : "");
-  }
-  std::string te = "no TE spec";
-  if (!task->te_spec.empty()) {
-    auto rows = cross_check_te(*task, 2, 0);
-    if (!rows) {
-      fmt::print("FAIL {}: TE spec\n     {}\n", task->name, rows.error().message());
-      return false;
+std::string share_text(const CheckItem& c) {
+  if (c.records.empty()) return "";
+  if (!std::isfinite(c.worst_share)) return ", worst error: not finite";
+  std::string s = fmt::format(", worst error {:.2g} of the tolerance", c.worst_share);
+  if (c.worst_share > 0 && c.worst_share < 1)
+    s += fmt::format(" (margin {:.3g}x)", 1 / c.worst_share);
+  if (c.thin()) s += ": thin margin, other inputs may fail it";
+  return s;
+}
+
+// Lines of `text`, at most `max`, the last saying how many were left out.
+std::vector<std::string> lines_of(const std::string& text, size_t max) {
+  std::vector<std::string> out;
+  size_t start = 0, total = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) {
+      ++total;
+      if (out.size() < max) out.push_back(text.substr(start, end - start));
     }
-    double te_worst = 0;
-    for (const auto& row : *rows) {
-      te_worst = std::max(te_worst, row.rel_l2);
-      if (!row.passed) {
-        fmt::print("FAIL {}: the TE spec and the reference disagree at {} (seed {})\n     {}\n",
-                   task->name, row.shape, row.seed, row.detail);
-        return false;
-      }
-    }
-    te = fmt::format("TE agrees with the reference, rel. L2 {:.1e}", te_worst);
+    start = end + 1;
   }
-  fmt::print("ok   {} ({} test shapes, worst rel. L2 {:.1e} vs tolerance {:.0e}; {}{})\n",
-             task->name, task->tests.size(), worst, task->tolerance_for(task->dtype).rel_l2, te,
-             timing);
-  return true;
+  if (total > out.size()) out.push_back(fmt::format("({} more lines)", total - out.size()));
+  return out;
+}
+
+void print_report(const TaskCheckReport& r) {
+  fmt::print("{} {}\n", r.passed() ? "ok  " : "FAIL", r.name.empty() ? r.dir : r.name);
+  for (const CheckItem& c : r.items) {
+    // A message may carry a compiler's log: its first line goes on the check's line.
+    std::vector<std::string> message = lines_of(c.message, 16);
+    std::string line = fmt::format("  {:<7} {:<9} {:<6} {}", check_status_name(c.status),
+                                   c.solution, c.scope, message.empty() ? "" : message[0]);
+    if (c.solution != "te") line += share_text(c);
+    if (c.median_s) {
+      const double t = *c.median_s;
+      line += fmt::format("; {:.3f} s per call{}", t,
+                          t < 0.05 || t > 2 ? " (outside the 0.05-2 s target)" : "");
+    }
+    fmt::print("{}\n", line);
+    for (size_t i = 1; i < message.size(); ++i) fmt::print("          {}\n", message[i]);
+    if (c.status == CheckStatus::fail)
+      for (size_t i = 0; i < c.diagnostics.size() && i < 6; ++i)
+        fmt::print("          {}\n", c.diagnostics[i]);
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* cmd = app.add_subcommand("check", "Validate tasks (loader, reference, tolerance)");
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Validate tasks: the task loads; the TE spec agrees with the reference; the reference and "
+      "the baseline pass the judge on every test shape with several seeds and at the bench "
+      "shape. Exit status 0 only when every check passes.");
   cmd->add_option("dirs", args->dirs, "Task directories, or suites of them")->required();
+  cmd->add_flag(
+      "--json", args->json,
+      fmt::format("Print one JSON document (schema \"{}\") instead of text", kCheckSchema));
+  cmd->add_option("--seeds", args->seeds, "Fresh input draws per test shape (at least 2)")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--bench-seeds", args->bench_seeds, "Judged runs at the bench shape")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the input draws (0: fresh; else reproducible)");
   cmd->add_flag("--time", args->time, "Also time the reference at the bench shape");
+  cmd->add_option("--cxx", args->cxx, "The compiler")->capture_default_str();
   cmd->callback([args] {
-    int bad = 0;
-    for (const auto& d : expand(args->dirs)) bad += !check_one(d, args->time);
-    if (bad) throw CLI::RuntimeError(1);
+    TaskCheckOptions o;
+    o.seeds = args->seeds;
+    o.bench_seeds = args->bench_seeds;
+    o.seed = args->seed;
+    o.time = args->time;
+    o.compile.cxx = args->cxx;
+    bool all = true;
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& d : expand(args->dirs)) {
+      TaskCheckReport r = check_task(d, o);
+      all = all && r.passed();
+      if (args->json) {
+        tasks.push_back(r.to_json());
+      } else {
+        print_report(r);
+      }
+    }
+    if (args->json) {
+      nlohmann::json doc = {{"schema", kCheckSchema},       {"passed", all},  {"seeds", o.seeds},
+                            {"bench_seeds", o.bench_seeds}, {"seed", o.seed}, {"tasks", tasks}};
+      // Untrusted text (compiler output, a solution's messages) may hold invalid UTF-8.
+      fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    if (!all) throw CLI::RuntimeError(1);
   });
 }
 

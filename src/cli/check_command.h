@@ -1,8 +1,11 @@
-// `kforge check TASK_DIR...`: validates tasks — the file loads, the reference compiles at f64
-// (the oracle) and at the task's dtype, and the reference at the task's dtype passes the judge
-// against the f64 oracle on every test shape (so the tolerance admits a correct kernel); and,
-// for a task with a TE spec, the spec compiles and agrees with the reference at double on every
-// test shape (two fresh seeds each). With --time, also times the reference at the bench shape (tasks aim for 0.05–2 s).
+// `kforge check TASK_DIR... [--json] [--seeds N] [--bench-seeds N] [--seed S] [--time]`:
+// validates tasks (harness/task_check.h has the checks): the folder loads; the TE spec, when the
+// task has one, agrees with reference<double> on every test shape; the reference at the task's
+// dtype and the baseline, when the task declares one (built with its libraries), each pass the
+// judge against the f64 oracle on every test shape with N fresh seeds and at the bench shape.
+// Each check prints pass/fail with its worst error's share of the tolerance and the margin that
+// leaves. Exit status 0 only when every check of every task passes; 1 otherwise. With --time,
+// also times the reference at the bench shape (tasks aim for 0.05-2 s).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,0 +1,1 @@
+../gemv_ok/reference.cpp
