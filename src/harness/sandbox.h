@@ -98,6 +98,9 @@ class Worker {
 
   // The worker's counters so far (zeros when they cannot be read).
   ProcessCounters counters() const;
+  // The worker's process id as the judge sees it (-1 once it was reaped): for reading the CPU
+  // time of each of its threads (harness/thread_cpu.h).
+  pid_t pid() const { return pid_; }
 
   // True if every canary in front of every buffer is intact.
   bool canaries_intact(std::string* which) const;
