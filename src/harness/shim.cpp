@@ -71,6 +71,20 @@ EntryShim entry_shim(const Task& task, ShimKind kind) {
   std::string forward;
   for (size_t i = 0; i < types.size(); ++i) forward += fmt::format("{}kf_a{}", i ? ", " : "", i);
 
+  // The bind text follows the candidate's: it includes nothing a macro of the candidate's could
+  // rewrite unless it must (kforge/kernel.h for bf16, which the candidate has included already to
+  // name the type), and spells the integer types with the compiler's predefined names.
+  std::vector<std::string> bind_types;
+  bool bf16 = false;
+  for (const auto& t : types) {
+    bf16 |= t.find("kf::bf16") != std::string::npos;
+    std::string b = t;
+    for (auto [from, to] : {std::pair{"int64_t", "__INT64_TYPE__"}, {"int32_t", "__INT32_TYPE__"}})
+      if (size_t p = b.find(from); p != std::string::npos)
+        b.replace(p, std::string(from).size(), to);
+    bind_types.push_back(b);
+  }
+
   EntryShim shim;
   shim.function = task.function;
   shim.signature = kind == ShimKind::candidate
@@ -78,13 +92,13 @@ EntryShim entry_shim(const Task& task, ShimKind kind) {
                        : fmt::format("void {}({})", callee, param_list(types, false));
   shim.bind = fmt::format(
       "// kforge bind (generated): the task's function at its exact parameter types.\n"
-      "#include <cstdint>\n"
-      "#include <kforge/kernel.h>\n"
-      "__attribute__((visibility(\"hidden\"))) void {0}({1}) {{\n"
+      "{5}"
+      "void {0}({1}) {{\n"
       "  void (*const kf_fn)({2}) = &{3};\n"
       "  kf_fn({4});\n"
       "}}\n",
-      kBindName, param_list(types, true), param_list(types, false), callee, forward);
+      kBindName, param_list(bind_types, true), param_list(bind_types, false), callee, forward,
+      bf16 ? "#include <kforge/kernel.h>\n" : "");
   shim.entry = fmt::format(
       "// kforge entry shim (generated): maps the judge's buffers onto the task's signature.\n"
       "// Compiled as its own translation unit: nothing in the solution's source reaches it.\n"

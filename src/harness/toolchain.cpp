@@ -468,6 +468,11 @@ CompiledObject compile_solution(const std::string& source, const EntryShim& shim
                             : fmt::format("the compiled object is too large: {} (limit {})",
                                           mib(bytes), mib(options.max_object_bytes)));
   }
+  if (!info.ok && !limit && info.log.find("multiple definition of `kf_entry'") != std::string::npos)
+    limit = kforge_error(fmt::format(
+        "the solution may not define kf_entry: the judge's entry shim, compiled apart, defines it "
+        "and calls `{}`",
+        shim.signature));
   if (!info.ok && !limit && entry_failed(info, shim))
     limit = kforge_error(fmt::format(
         "the solution must define `{}` (exactly these parameter types; a function template is "

@@ -47,10 +47,11 @@ TEST(Shim, EntryCallsTheBindAtExactTypes) {
   // The entry never names the candidate's function: only the bind text, in the candidate's unit,
   // does, through a pointer of the exact type.
   EXPECT_EQ(s.entry.find("rmsnorm"), std::string::npos) << s.entry;
-  EXPECT_NE(s.bind.find("void (*const kf_fn)(const kf::bf16*, const int32_t*, kf::bf16*, int64_t, "
-                        "int64_t, float, int64_t) = &rmsnorm;"),
+  EXPECT_NE(s.bind.find("void (*const kf_fn)(const kf::bf16*, const __INT32_TYPE__*, kf::bf16*, "
+                        "__INT64_TYPE__, __INT64_TYPE__, float, __INT64_TYPE__) = &rmsnorm;"),
             std::string::npos)
       << s.bind;
+  EXPECT_NE(s.bind.find("#include <kforge/kernel.h>"), std::string::npos) << s.bind;
   EXPECT_EQ(s.signature, candidate_signature(norm_task()));
   EXPECT_EQ(s.function, "rmsnorm");
 }
