@@ -5,7 +5,13 @@
 //
 // Grammar: expr := term (('+'|'-') term)*; term := unary (('*'|'/'|'%') unary)*;
 // unary := '-' unary | atom; atom := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'.
-// Functions: min, max, ceildiv. Integer division truncates toward zero.
+// Functions: min, max, ceildiv. Integer division truncates toward zero. Numbers are decimal
+// (`12`, `2.5`, `1e-6`).
+//
+// Formulas come from task.toml, which kforge treats as untrusted text: parsing refuses nesting
+// or operator chains deeper than kMaxFormulaHeight and numbers beyond double's range, and
+// evaluation fails (never returns inf or NaN) when a value overflows, so a size or cost computed
+// from a formula is always a finite number or an error.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +26,16 @@ namespace kf {
 
 using Bindings = std::map<std::string, double>;
 
+// The deepest expression tree a formula may have (parentheses, unary minus and each operator of
+// a chain such as `1 + 1 + ... + 1` add a level).
+inline constexpr int kMaxFormulaHeight = 100;
+
 class Formula {
  public:
   struct Node;
 
-  // On error the message starts with "column N: " (1-based, within `text`).
+  // On error the message starts with "column N: " (1-based, within `text`): a syntax error, a
+  // malformed or out-of-range number, or nesting deeper than kMaxFormulaHeight.
   static Expected<Formula> parse(const std::string& text);
   static Formula constant(int64_t v);
 
@@ -32,9 +43,11 @@ class Formula {
   // Every name the formula reads.
   std::set<std::string> names() const;
 
-  // Integer evaluation; fails on unknown names, division by zero, non-integer values.
+  // Integer evaluation; fails on unknown names, division by zero, non-integer values, and any
+  // value (intermediate or final) beyond 2^53, where double stops being exact.
   Expected<int64_t> eval_int(const Bindings& env) const;
-  // Floating evaluation (FLOP and byte counts).
+  // Floating evaluation (FLOP and byte counts); fails on unknown names, division by zero, a
+  // binding that is not finite, and overflow.
   Expected<double> eval(const Bindings& env) const;
 
  private:

@@ -8,6 +8,8 @@
 namespace kf {
 namespace {
 
+constexpr int64_t kMaxPartitionTotal = int64_t{1} << 31;
+
 uint64_t splitmix(uint64_t& x) {
   uint64_t z = (x += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -15,15 +17,17 @@ uint64_t splitmix(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 // Random non-negative group sizes summing to `total`, with one group forced empty when there
 // are at least two groups (ragged kernels must handle empty groups).
 std::vector<int64_t> random_partition(Rng& rng, size_t groups, int64_t total) {
   std::vector<int64_t> sizes(groups, 0);
   if (groups == 0) return sizes;
-  size_t empty = groups >= 2 ? static_cast<size_t>(rng.randint(0, static_cast<int64_t>(groups)))
-                             : groups;
+  size_t empty =
+      groups >= 2 ? static_cast<size_t>(rng.randint(0, static_cast<int64_t>(groups))) : groups;
   std::vector<size_t> live;
   for (size_t g = 0; g < groups; ++g)
     if (g != empty) live.push_back(g);
@@ -50,7 +54,9 @@ uint64_t Rng::next() {
   return result;
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
 double Rng::normal() {
   double u1 = uniform(), u2 = uniform();
@@ -104,8 +110,13 @@ Status generate_input(const Task& task, const ShapeInstance& shape, size_t index
       auto total = bound();
       if (!total) return total.error();
       if (*total < 0) return Status::error("input '" + t.name + "': negative total");
+      // The generator draws one group per unit of the total: bound the work it can be asked for.
+      if (*total > kMaxPartitionTotal)
+        return Status::error("input '" + t.name + "': total " + std::to_string(*total) +
+                             " is beyond 2^31 (each unit is drawn)");
       const bool offsets = d.kind == DistKind::offsets;
-      if (offsets && n == 0) return Status::error("input '" + t.name + "': offsets need length >= 1");
+      if (offsets && n == 0)
+        return Status::error("input '" + t.name + "': offsets need length >= 1");
       auto sizes = random_partition(rng, offsets ? n - 1 : n, *total);
       if (!offsets && n == 0 && *total != 0)
         return Status::error("input '" + t.name + "': cannot partition into zero groups");

@@ -56,13 +56,14 @@ struct Baseline {
 
 // A shape point with everything resolved: dims, scalars, derived sizes, tensor extents.
 struct ShapeInstance {
-  std::vector<int64_t> dims;      // in signature.dims order
-  std::vector<double> scalars;    // in signature.scalars order
-  Bindings env;                   // dims + derived + scalars by name
+  std::vector<int64_t> dims;                  // in signature.dims order
+  std::vector<double> scalars;                // in signature.scalars order
+  Bindings env;                               // dims + derived + scalars by name
   std::vector<std::vector<int64_t>> extents;  // inputs then outputs
   std::vector<size_t> elements;               // inputs then outputs
+  size_t buffer_bytes = 0;  // one set of every input and output (<= shape_memory_limit())
   double flops = 0, bytes = 0;
-  std::string text;           // "M=17 N=33 K=9 eps=1e-06": dims in order, then scalars
+  std::string text;  // "M=17 N=33 K=9 eps=1e-06": dims in order, then scalars
   const std::string& label() const { return text; }
 };
 
@@ -91,12 +92,21 @@ struct Task {
   }
   const Tolerance& tolerance_for(DType t) const;
 
-  // Resolves a shape point. Fails if a size is negative or a formula cannot be evaluated.
+  // Resolves a shape point. Fails if a dim is not an integer in [0, 2^53], a scalar is not
+  // finite, a size is negative or a formula cannot be evaluated, a tensor's element count or
+  // byte size overflows, the buffers of one set of inputs and outputs together exceed
+  // shape_memory_limit(), or the FLOP or byte count is negative. Allocates nothing, so a caller
+  // that allocates after it never asks for more than the limit.
   Expected<ShapeInstance> instantiate(const ShapePoint& p) const;
 
   // A stable hash of everything that defines the task's semantics (for evaluation keys).
   std::string content_hash() const;
 };
+
+// The most bytes one set of a shape's inputs and outputs may take: a quarter of this machine's
+// physical memory (the judge holds several input sets, the oracle's copy and the reference's
+// outputs at once), or $KFORGE_SHAPE_MEMORY_LIMIT bytes when that is set to a positive integer.
+size_t shape_memory_limit();
 
 // Loads and validates TASK_DIR/task.toml and TASK_DIR/reference.cpp. Errors read
 // "PATH:LINE:COL: what was expected".

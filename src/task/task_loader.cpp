@@ -1,16 +1,21 @@
 // Loading and validating task.toml. Every error names the file, the line and column of the
 // offending value (or of the enclosing table when a key is missing) and what was expected.
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include "support/fs.h"
+#include "support/text_scan.h"
 #include "task/task.h"
 
 namespace kf {
 namespace {
+
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
 class Loader {
  public:
@@ -42,7 +47,8 @@ class Loader {
       if (ok) continue;
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      return fail(&v, "unknown key '" + std::string(k.str()) + "' in " + where + " (expected one of: " + list + ")");
+      return fail(&v, "unknown key '" + std::string(k.str()) + "' in " + where +
+                          " (expected one of: " + list + ")");
     }
     return ok_status();
   }
@@ -58,9 +64,23 @@ class Loader {
     return string_at(*n, key);
   }
 
+  // TOML allows inf and nan; no field of a task may be either (a NaN tolerance passes every
+  // check, an infinite bound sizes nothing).
   Expected<double> number_at(const toml::node* n, const std::string& key) const {
-    if (auto v = n->value<double>()) return *v;
-    return fail(n, "'" + key + "' must be a number");
+    auto v = n->value<double>();
+    if (!v) return fail(n, "'" + key + "' must be a number");
+    if (!std::isfinite(*v)) return fail(n, "'" + key + "' must be a finite number");
+    return *v;
+  }
+
+  // An integer scalar's value (a default or a shape's override) must be one its dtype holds.
+  Status integer_scalar_value(const toml::node* n, const ScalarSpec& s, double v) const {
+    if (is_floating(s.dtype)) return ok_status();
+    const double limit = s.dtype == DType::i32 ? 2147483647.0 : kMaxExactInteger;
+    if (std::trunc(v) != v || std::abs(v) > limit)
+      return fail(n, "scalar '" + s.name + "' is " + std::string(dtype_name(s.dtype)) +
+                         ": expected an integer within +-" + fmt::format("{:.0f}", limit));
+    return ok_status();
   }
 
   Expected<const toml::table*> table_at(const toml::node* n, const std::string& key) const {
@@ -83,7 +103,9 @@ class Loader {
       return fail(n, "'" + key + "' must be a formula (a string such as \"M * K\") or an integer");
     }
     auto f = Formula::parse(text);
-    if (!f) return fail(n, "bad formula '" + text + "' in '" + key + "': " + f.error().message());
+    if (!f)
+      return fail(n,
+                  "bad formula '" + excerpt(text) + "' in '" + key + "': " + f.error().message());
     return f;
   }
 
@@ -122,13 +144,14 @@ class Loader {
                       "' (expected normal, uniform, positive, randint, partition, offsets or "
                       "constant)");
     d.kind = it->second;
-    KF_RETURN_IF_ERROR(known_keys(tbl, {"kind", "mean", "std", "lo", "hi", "sorted", "total", "value"}, "dist"));
+    KF_RETURN_IF_ERROR(
+        known_keys(tbl, {"kind", "mean", "std", "lo", "hi", "sorted", "total", "value"}, "dist"));
     auto num = [&](const char* key, double dflt) -> Expected<double> {
       const toml::node* v = tbl.get(key);
       return v ? number_at(v, key) : Expected<double>(dflt);
     };
-    const bool integer_kind = d.kind == DistKind::randint || d.kind == DistKind::partition ||
-                              d.kind == DistKind::offsets;
+    const bool integer_kind =
+        d.kind == DistKind::randint || d.kind == DistKind::partition || d.kind == DistKind::offsets;
     if (integer_kind && is_floating(dtype))
       return fail(n, "distribution '" + *kind + "' needs an integer tensor (i32 or i64)");
     if (!integer_kind && d.kind != DistKind::constant && !is_floating(dtype))
@@ -141,6 +164,8 @@ class Loader {
         d.a = *m;
         d.b = *s;
         if (d.b <= 0) return fail(n, "normal: 'std' must be > 0");
+        if (!std::isfinite(std::abs(d.a) + 40 * d.b))
+          return fail(n, "normal: 'mean' and 'std' are too large to draw from");
         break;
       }
       case DistKind::uniform:
@@ -152,6 +177,7 @@ class Loader {
         d.a = *lo;
         d.b = *hi;
         if (!(d.a < d.b)) return fail(n, *kind + ": expected lo < hi");
+        if (!std::isfinite(d.b - d.a)) return fail(n, *kind + ": 'hi - lo' is too large");
         if (pos && d.a <= 0) return fail(n, "positive: expected lo > 0");
         break;
       }
@@ -159,6 +185,8 @@ class Loader {
         auto lo = num("lo", 0);
         if (!lo) return lo.error();
         d.a = *lo;
+        if (std::trunc(d.a) != d.a || std::abs(d.a) > kMaxExactInteger)
+          return fail(tbl.get("lo"), "randint: 'lo' must be an integer within +-2^53");
         auto hi = required(tbl, "hi", "the exclusive upper bound, e.g. \"N\"");
         if (!hi) return hi.error();
         auto f = formula_at(*hi, "hi");
@@ -243,10 +271,15 @@ class Loader {
                                    [&](const ScalarSpec& s) { return s.name == key; });
       if (!is_dim && !is_scalar)
         return fail(&v, "'" + key + "' is neither a dim nor a scalar of the signature");
+      if (is_dim) {
+        const std::optional<int64_t> i = v.is_integer() ? v.value<int64_t>() : std::nullopt;
+        if (!i || *i < 0 || static_cast<double>(*i) > kMaxExactInteger)
+          return fail(&v, "dim '" + key + "' must be a non-negative integer (at most 2^53)");
+      }
       auto x = number_at(&v, key);
       if (!x) return x.error();
-      if (is_dim && (!v.is_integer() || *x < 0))
-        return fail(&v, "dim '" + key + "' must be a non-negative integer");
+      for (const ScalarSpec& s : task.scalars)
+        if (s.name == key) KF_RETURN_IF_ERROR(integer_scalar_value(&v, s, *x));
       p[key] = *x;
     }
     for (const auto& d : task.dims)
@@ -284,11 +317,13 @@ Expected<Task> Loader::load(const std::string& text) {
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
     return Status::error(path_.string() + ":" + std::to_string(b.line) + ":" +
-                         std::to_string(b.column) + ": TOML syntax error: " +
-                         std::string(e.description()));
+                         std::to_string(b.column) +
+                         ": TOML syntax error: " + std::string(e.description()));
   }
-  KF_RETURN_IF_ERROR(known_keys(root, {"name", "category", "description", "dtype", "signature", "shapes",
-                                        "tolerance", "cost", "te", "baseline"}, "the task"));
+  KF_RETURN_IF_ERROR(known_keys(root,
+                                {"name", "category", "description", "dtype", "signature", "shapes",
+                                 "tolerance", "cost", "te", "baseline"},
+                                "the task"));
   Task task;
   task.dir = path_.parent_path();
   auto name = req_string(root, "name");
@@ -314,7 +349,8 @@ Expected<Task> Loader::load(const std::string& text) {
   if (!sig_node) return sig_node.error();
   auto sig = table_at(*sig_node, "signature");
   if (!sig) return sig.error();
-  KF_RETURN_IF_ERROR(known_keys(**sig, {"function", "dims", "derived", "inputs", "outputs", "scalars"}, "[signature]"));
+  KF_RETURN_IF_ERROR(known_keys(
+      **sig, {"function", "dims", "derived", "inputs", "outputs", "scalars"}, "[signature]"));
   auto fn = req_string(**sig, "function");
   if (!fn) return fn.error();
   task.function = *fn;
@@ -353,6 +389,7 @@ Expected<Task> Loader::load(const std::string& text) {
       auto x = number_at(*dv, "default");
       if (!x) return x.error();
       s.default_value = *x;
+      KF_RETURN_IF_ERROR(integer_scalar_value(*dv, s, *x));
       task.scalars.push_back(s);
     }
   }
@@ -417,7 +454,9 @@ Expected<Task> Loader::load(const std::string& text) {
   }
 
   // [tolerance]
-  auto tol_node = required(root, "tolerance", "a [tolerance] table, e.g. f32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }");
+  auto tol_node =
+      required(root, "tolerance",
+               "a [tolerance] table, e.g. f32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }");
   if (!tol_node) return tol_node.error();
   auto tol = table_at(*tol_node, "tolerance");
   if (!tol) return tol.error();
@@ -441,8 +480,8 @@ Expected<Task> Loader::load(const std::string& text) {
     task.tolerance[*t] = tl;
   }
   if (!task.tolerance.count(task.dtype))
-    return fail(*tol_node, "no tolerance for the task's dtype " +
-                               std::string(dtype_name(task.dtype)));
+    return fail(*tol_node,
+                "no tolerance for the task's dtype " + std::string(dtype_name(task.dtype)));
 
   // [shapes]
   auto sh_node = required(root, "shapes", "a [shapes] table with 'bench' and 'tests'");
@@ -478,10 +517,12 @@ Expected<Task> Loader::load(const std::string& text) {
     const toml::node* sn = (*t)->get("spec");
     task.te_line = static_cast<int>(sn->source().begin.line);
     size_t pos = 0;
-    for (int l = 1; l < task.te_line && pos != std::string::npos; ++l) pos = text.find('\n', pos) + 1;
+    for (int l = 1; l < task.te_line && pos != std::string::npos; ++l)
+      pos = text.find('\n', pos) + 1;
     if (pos != std::string::npos) {
       std::string line = text.substr(pos, text.find('\n', pos) - pos);
-      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+        line.pop_back();
       if (line.size() >= 3 && line.compare(line.size() - 3, 3, "\"\"\"") == 0) ++task.te_line;
     }
   }
@@ -528,7 +569,9 @@ Expected<Task> load_task(const std::filesystem::path& dir) {
   auto task = parse_task(*text, toml_path);
   if (!task) return task;
   auto ref = read_file(dir / "reference.cpp");
-  if (!ref) return Status::error((dir / "reference.cpp").string() + ": missing (every task needs a reference)");
+  if (!ref)
+    return Status::error((dir / "reference.cpp").string() +
+                         ": missing (every task needs a reference)");
   task->reference_source = *ref;
   task->dir = dir;
   if (task->baseline && !std::filesystem::exists(dir / task->baseline->file))

@@ -2,6 +2,8 @@
 #include "te/lexer.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace kf::te {
@@ -17,6 +19,8 @@ std::string describe(const Token& t) {
 }
 
 namespace {
+
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
 bool ident_start(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
@@ -102,7 +106,14 @@ Expected<std::vector<Token>> lex(std::string_view text, const std::string& file,
       }
       t.text = std::string(text.substr(start, i - start));
       t.kind = is_float ? TokenKind::floating : TokenKind::integer;
+      errno = 0;
       t.value = std::strtod(t.text.c_str(), nullptr);
+      // Literals stay finite (`inf` is spelled out) and integers exact in double.
+      if (errno == ERANGE || !std::isfinite(t.value))
+        return error_at(file, t.loc, "number '" + t.text + "' is out of range");
+      if (!is_float && t.value > kMaxExactInteger)
+        return error_at(file, t.loc,
+                        "integer '" + t.text + "' is larger than 2^53 (9007199254740992)");
       if (i < text.size() && ident_char(text[i]))
         return error_at(file, {line, col},
                         "expected an operator after the number '" + t.text + "', got '" +

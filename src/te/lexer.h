@@ -4,7 +4,8 @@
 //   // ident "C" at 26:1, '[' at 26:2, ... , end
 //
 // Comments run from '#' to the end of the line. Numbers are integers (`12`) or floats (`1.5`,
-// `1e-6`, `2.`); `0..K` lexes as 0, '..', K. Errors read "FILE:LINE:COL: unexpected character".
+// `1e-6`, `2.`); `0..K` lexes as 0, '..', K. A float beyond double's range and an integer beyond
+// 2^53 are errors. Errors read "FILE:LINE:COL: unexpected character".
 #pragma once
 
 #include <string>

@@ -49,6 +49,10 @@ bool reserved(std::string_view name) {
   return name == "in" || name == "else" || name == "inf";
 }
 
+// Recursion and tree height are bounded (kMaxExprHeight, parser.h): every recursive path goes
+// through unary(), which counts its depth, and `height_` carries the height of the expression a
+// parsing function just returned, checked as each node is built. A tree past the limit is never
+// built, so nothing downstream (checks, interpreter, lowering, destruction) recurses deeper.
 class Parser {
  public:
   Parser(std::vector<Token> toks, const std::string& file) : t_(std::move(toks)), file_(file) {}
@@ -86,6 +90,27 @@ class Parser {
     if (eat(k)) return ok_status();
     return fail(what);
   }
+  Status too_deep() const {
+    return error_at(file_, peek().loc,
+                    "the expression nests deeper than " + std::to_string(kMaxExprHeight) +
+                        " levels (parentheses, operators, calls)");
+  }
+  // Sets height_ to that of a new node over children of height `children`; false past the limit.
+  bool grow(int children) {
+    height_ = children + 1;
+    return height_ <= kMaxExprHeight;
+  }
+  class Depth {
+   public:
+    explicit Depth(int& d) : d_(++d) {}
+    ~Depth() { --d_; }
+    Depth(const Depth&) = delete;
+    Depth& operator=(const Depth&) = delete;
+    bool too_deep() const { return d_ > kMaxExprHeight; }
+
+   private:
+    int& d_;
+  };
 
   Expected<Statement> statement() {
     Statement st;
@@ -125,9 +150,11 @@ class Parser {
     take();
     auto lo = add();
     if (!lo) return lo.error();
+    const int lo_height = height_;
     KF_RETURN_IF_ERROR(expect(TokenKind::dotdot, "'..' in the range 'LO..HI' of '" + d.name + "'"));
     auto hi = add();
     if (!hi) return hi.error();
+    height_ = std::max(lo_height, height_);
     d.bounds.push_back(std::move(*lo));
     d.bounds.push_back(std::move(*hi));
     return d;
@@ -156,8 +183,10 @@ class Parser {
         if (at(k)) op = o;
       if (!op) return acc;
       const SourceLoc loc = take().loc;
+      const int acc_height = height_;
       auto rhs = (this->*next)();
       if (!rhs) return rhs;
+      if (!grow(std::max(acc_height, height_))) return too_deep();
       acc = call(*op, loc, {std::move(acc), std::move(*rhs)});
       if (!chain) {
         for (const auto& [k, o] : ops)
@@ -205,6 +234,8 @@ class Parser {
   }
 
   Expected<Expr> unary() {
+    Depth depth(depth_);
+    if (depth.too_deep()) return too_deep();
     if (at(TokenKind::minus) || at(TokenKind::not_)) {
       const Token op = take();
       auto operand = unary();
@@ -214,6 +245,7 @@ class Parser {
         operand->loc = op.loc;
         return operand;
       }
+      if (!grow(height_)) return too_deep();
       return call(op.kind == TokenKind::minus ? Op::neg : Op::logical_not, op.loc,
                   {std::move(*operand)});
     }
@@ -227,10 +259,12 @@ class Parser {
     e.loc = peek().loc;
     e.name = take().text;
     take();  // '['
+    int children = 0;
     if (!at(TokenKind::rbracket)) {
       for (;;) {
         auto idx = expr();
         if (!idx) return idx;
+        children = std::max(children, height_);
         e.args.push_back(std::move(*idx));
         if (!eat(TokenKind::comma)) break;
       }
@@ -241,9 +275,11 @@ class Parser {
       take();
       auto v = unary();
       if (!v) return v;
+      children = std::max(children, height_);
       e.args.push_back(std::move(*v));
       e.has_else = true;
     }
+    if (!grow(children)) return too_deep();
     return e;
   }
 
@@ -262,6 +298,7 @@ class Parser {
 
   Expected<Expr> primary() {
     const Token& t = peek();
+    height_ = 1;  // a leaf, unless a branch below says otherwise
     if (t.kind == TokenKind::integer || t.kind == TokenKind::floating) {
       Expr e;
       e.kind = ExprKind::number;
@@ -308,10 +345,12 @@ class Parser {
     const Token name = take();
     take();  // '('
     std::vector<Expr> args;
+    int children = 0;
     if (!at(TokenKind::rparen)) {
       for (;;) {
         auto a = expr();
         if (!a) return a;
+        children = std::max(children, height_);
         args.push_back(std::move(*a));
         if (!eat(TokenKind::comma)) break;
       }
@@ -323,6 +362,7 @@ class Parser {
       return error_at(file_, name.loc,
                       "'" + name.text + "' expects " + std::to_string(arity) + " argument" +
                           (arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    if (!grow(children)) return too_deep();
     Expr e = call(fn->op, name.loc, std::move(args));
     e.name = name.text;
     e.cast_to = fn->cast_to;
@@ -336,12 +376,15 @@ class Parser {
     e.loc = peek().loc;
     e.name = take().text;
     take();  // '('
+    int children = 0;
     for (;;) {
       const std::string what = "a reduction variable name in '" + e.name + "(VARS: BODY)'";
       if (peek(1).kind == TokenKind::lbracket || peek(1).kind == TokenKind::lparen)
         return fail(what);
+      height_ = 0;
       auto d = var_decl(what);
       if (!d) return d.error();
+      children = std::max(children, height_);  // of its bounds
       e.decls.push_back(std::move(*d));
       if (!eat(TokenKind::comma)) break;
     }
@@ -349,14 +392,18 @@ class Parser {
         expect(TokenKind::colon, "',' or ':' after the reduction variables of '" + e.name + "'"));
     auto body = expr();
     if (!body) return body;
+    children = std::max(children, height_);
     e.args.push_back(std::move(*body));
     KF_RETURN_IF_ERROR(expect(TokenKind::rparen, "')' closing '" + e.name + "('"));
+    if (!grow(children)) return too_deep();
     return e;
   }
 
   std::vector<Token> t_;
   size_t pos_ = 0;
   const std::string& file_;
+  int depth_ = 0;   // nesting of unary() calls
+  int height_ = 0;  // of the expression the last parsing function returned
 };
 
 }  // namespace

@@ -20,6 +20,10 @@
 //   rvar      := IDENT ['in' add '..' add]
 // REDUCE is sum, prod, max, min, argmax, argmin (max/min with two plain arguments are the
 // elementwise functions). Errors read "FILE:LINE:COL: expected ...".
+//
+// The spec is untrusted text: an expression whose tree is deeper than kMaxExprHeight (nested
+// parentheses, a chain of 1,000 `+`, 300 nested calls) is refused with "the expression nests
+// deeper than 256 levels", so no later stage recurses past that depth.
 #pragma once
 
 #include <string>
@@ -29,6 +33,11 @@
 #include "te/ast.h"
 
 namespace kf::te {
+
+// The deepest expression tree a spec may hold (every operator, call, access and reduction is a
+// level; parentheses that add no node count towards the parser's own recursion limit, the same
+// number).
+inline constexpr int kMaxExprHeight = 256;
 
 // `first_line` is the task.toml line of the text's first line (Task::te_line).
 Expected<Ast> parse(std::string_view text, const std::string& file, int first_line);

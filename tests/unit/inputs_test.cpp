@@ -30,7 +30,8 @@ tests = [ { M = 1, G = 1, N = 3 }, { M = 17, G = 5, N = 7 } ]
 f32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }
 [cost]
 flops = "M"
-)", "r/task.toml");
+)",
+                      "r/task.toml");
   EXPECT_TRUE(t) << t.error().message();
   return *t;
 }
@@ -94,6 +95,19 @@ TEST(Inputs, RandintWithEmptyRangeFails) {
   Status st = generate_input(t, s, 3, 1, ids.data());
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("randint needs hi > lo"), std::string::npos);
+}
+
+TEST(Inputs, PartitionTotalIsBounded) {
+  Task t = ragged_task();
+  // M is the partition's total: a shape may say 2^40 while the tensors stay small when the
+  // total names a dim no tensor is sized by; here `sizes` has G elements only.
+  auto s = t.instantiate({{"M", 1}, {"G", 2}, {"N", 3}});
+  ASSERT_TRUE(s);
+  s->env["M"] = 1099511627776.0;  // 2^40 units would take hours to draw one by one
+  std::vector<int32_t> sizes(2);
+  Status st = generate_input(t, *s, 1, 1, sizes.data());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "input 'sizes': total 1099511627776 is beyond 2^31 (each unit is drawn)");
 }
 
 }  // namespace

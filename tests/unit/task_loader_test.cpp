@@ -112,7 +112,8 @@ TEST(TaskLoader, NegativeSizeAtAShape) {
 }
 
 TEST(TaskLoader, MissingTolerance) {
-  std::string e = error_of(replace(kValid, "[tolerance]\nf32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }\n", ""));
+  std::string e = error_of(
+      replace(kValid, "[tolerance]\nf32 = { rel_l2 = 1e-5, atol = 1e-5, rtol = 1e-4 }\n", ""));
   EXPECT_NE(e.find("missing key 'tolerance'"), std::string::npos) << e;
 }
 
@@ -143,12 +144,14 @@ TEST(TaskLoader, ShapeMissesADim) {
 }
 
 TEST(TaskLoader, ShapeUnknownKey) {
-  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17, N = 9, K = 3, Z = 1 }"));
+  std::string e =
+      error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17, N = 9, K = 3, Z = 1 }"));
   EXPECT_NE(e.find("'Z' is neither a dim nor a scalar"), std::string::npos) << e;
 }
 
 TEST(TaskLoader, NonIntegerDim) {
-  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17.5, N = 9, K = 3 }"));
+  std::string e =
+      error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 17.5, N = 9, K = 3 }"));
   EXPECT_NE(e.find("dim 'M' must be a non-negative integer"), std::string::npos) << e;
 }
 
@@ -158,7 +161,8 @@ TEST(TaskLoader, TestsWithoutDegenerateSize) {
 }
 
 TEST(TaskLoader, TestsOnlyMultiplesOfEight) {
-  std::string e = error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 16, N = 8, K = 32 }"));
+  std::string e =
+      error_of(replace(kValid, "{ M = 17, N = 9, K = 3 }", "{ M = 16, N = 8, K = 32 }"));
   EXPECT_NE(e.find("not a multiple of 8"), std::string::npos) << e;
 }
 
@@ -173,23 +177,28 @@ TEST(TaskLoader, UniformNeedsLoBelowHi) {
 }
 
 TEST(TaskLoader, RandintOnFloatTensor) {
-  std::string e = error_of(replace(kValid, "kind = \"uniform\", lo = -1.0, hi = 1.0", "kind = \"randint\", hi = \"N\""));
+  std::string e = error_of(
+      replace(kValid, "kind = \"uniform\", lo = -1.0, hi = 1.0", "kind = \"randint\", hi = \"N\""));
   EXPECT_NE(e.find("needs an integer tensor"), std::string::npos) << e;
 }
 
 TEST(TaskLoader, IntegerInputNeedsDistribution) {
-  std::string e = error_of(replace(kValid, "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] }",
-                                   "{ name = \"A\", dtype = \"i32\", shape = [\"M\", \"K\"] }"));
+  std::string e =
+      error_of(replace(kValid, "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] }",
+                       "{ name = \"A\", dtype = \"i32\", shape = [\"M\", \"K\"] }"));
   EXPECT_NE(e.find("integer input 'A' needs a 'dist'"), std::string::npos) << e;
 }
 
 TEST(TaskLoader, MixedFloatingDtypesRefused) {
-  std::string e = error_of(replace(kValid, "{ name = \"C\", dtype = \"f32\"", "{ name = \"C\", dtype = \"f64\""));
+  std::string e = error_of(
+      replace(kValid, "{ name = \"C\", dtype = \"f32\"", "{ name = \"C\", dtype = \"f64\""));
   EXPECT_NE(e.find("all floating tensors share the task's dtype"), std::string::npos) << e;
 }
 
 TEST(TaskLoader, EmptyOutputs) {
-  std::string e = error_of(replace(kValid, "outputs = [ { name = \"C\", dtype = \"f32\", shape = [\"M\", \"N\"] } ]", "outputs = []"));
+  std::string e = error_of(
+      replace(kValid, "outputs = [ { name = \"C\", dtype = \"f32\", shape = [\"M\", \"N\"] } ]",
+              "outputs = []"));
   EXPECT_NE(e.find("'outputs' must not be empty"), std::string::npos) << e;
 }
 
@@ -203,8 +212,10 @@ TEST(TaskLoader, UnknownTopLevelKey) {
 TEST(TaskLoader, RandintAndPartitionParse) {
   std::string text = replace(kValid, "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] }",
                              "{ name = \"A\", dtype = \"f32\", shape = [\"M\", \"K\"] },\n"
-                             "  { name = \"ids\", dtype = \"i32\", shape = [\"M\"], dist = { kind = \"randint\", hi = \"N\", sorted = true } },\n"
-                             "  { name = \"g\", dtype = \"i64\", shape = [\"K\"], dist = { kind = \"partition\", total = \"M\" } }");
+                             "  { name = \"ids\", dtype = \"i32\", shape = [\"M\"], dist = { kind "
+                             "= \"randint\", hi = \"N\", sorted = true } },\n"
+                             "  { name = \"g\", dtype = \"i64\", shape = [\"K\"], dist = { kind = "
+                             "\"partition\", total = \"M\" } }");
   auto t = parse_task(text, "dir/task.toml");
   ASSERT_TRUE(t) << t.error().message();
   EXPECT_EQ(t->inputs[1].dist.kind, DistKind::randint);
@@ -213,7 +224,9 @@ TEST(TaskLoader, RandintAndPartitionParse) {
 }
 
 TEST(TaskLoader, TeSpecKeepsItsLine) {
-  auto t = parse_task(kValid + "\n[te]\nspec = \"\"\"\nC[i, j] = sum(k: A[i, k] * B[k, j])\n\"\"\"\n", "d/task.toml");
+  auto t =
+      parse_task(kValid + "\n[te]\nspec = \"\"\"\nC[i, j] = sum(k: A[i, k] * B[k, j])\n\"\"\"\n",
+                 "d/task.toml");
   ASSERT_TRUE(t) << t.error().message();
   EXPECT_EQ(t->te_spec, "C[i, j] = sum(k: A[i, k] * B[k, j])\n");
   EXPECT_EQ(t->te_line, 26);  // kValid has 22 lines; then a blank line, "[te]", "spec = \"\"\""
@@ -230,7 +243,8 @@ TEST(TaskLoader, BundledSuiteLoads) {
   const char* src = std::getenv("KFORGE_SOURCE_DIR");
   ASSERT_NE(src, nullptr);
   int count = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(src) / "bench/jaxbench")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(src) / "bench/jaxbench")) {
     if (!e.is_directory()) continue;
     auto t = load_task(e.path());
     ASSERT_TRUE(t) << t.error().message();
@@ -240,6 +254,74 @@ TEST(TaskLoader, BundledSuiteLoads) {
     ++count;
   }
   EXPECT_GE(count, 5);
+}
+
+// Must-fail: task.toml is untrusted text. Each malformed value below once threw, aborted, was
+// accepted and checked nothing, or was allocated until the OOM killer came.
+TEST(TaskLoaderUntrusted, MalformedFormulasNameTheFileAndField) {
+  EXPECT_EQ(error_of(replace(kValid, "flops = \"2 * M * N * K\"", "flops = \".\"")),
+            "dir/task.toml:22:9: bad formula '.' in 'flops': column 1: malformed number '.' (a "
+            "number needs a digit)");
+  EXPECT_EQ(error_of(replace(kValid, "flops = \"2 * M * N * K\"", "flops = \"1e999 * N\"")),
+            "dir/task.toml:22:9: bad formula '1e999 * N' in 'flops': column 1: number '1e999' is "
+            "out of range");
+  const std::string deep = std::string(5000, '(') + "M" + std::string(5000, ')');
+  std::string e =
+      error_of(replace(kValid, "shape = [\"M\", \"K\"]", "shape = [\"" + deep + "\", \"K\"]"));
+  EXPECT_NE(e.find("dir/task.toml:9:"), std::string::npos) << e;
+  EXPECT_NE(e.find("(((...' in 'shape': column 101: the formula nests deeper than 100 levels"),
+            std::string::npos)
+      << e;
+}
+
+TEST(TaskLoaderUntrusted, NonFiniteNumbersAreRefused) {
+  EXPECT_EQ(error_of(replace(kValid, "rel_l2 = 1e-5", "rel_l2 = nan")),
+            "dir/task.toml:19:18: 'rel_l2' must be a finite number");
+  EXPECT_EQ(error_of(replace(kValid, "lo = -1.0", "lo = -inf")),
+            "dir/task.toml:10:84: 'lo' must be a finite number");
+  EXPECT_EQ(error_of(replace(kValid, "lo = -1.0, hi = 1.0", "lo = -1e308, hi = 1e308")),
+            "dir/task.toml:10:59: uniform: 'hi - lo' is too large");
+}
+
+TEST(TaskLoaderUntrusted, HugeDimsAreRefused) {
+  EXPECT_EQ(error_of(replace(kValid, "bench = { M = 64,", "bench = { M = 9223372036854775807,")),
+            "dir/task.toml:15:15: dim 'M' must be a non-negative integer (at most 2^53)");
+  // Element counts that overflow size_t (2^33 * 2^33 elements): this shape once had 0 elements
+  // and checked nothing.
+  std::string e = error_of(replace(kValid, "bench = { M = 64, N = 64, K = 64 }",
+                                   "bench = { M = 8589934592, N = 8589934592, K = 1 }"));
+  EXPECT_EQ(e, "dir/task.toml:15:9: shape of 'C': its element count overflows 64 bits");
+  e = error_of(replace(kValid, "bench = { M = 64, N = 64, K = 64 }",
+                       "bench = { M = 3037000500, N = 3037000500, K = 1 }"));
+  EXPECT_EQ(e, "dir/task.toml:15:9: shape of 'C': its size in bytes overflows 64 bits");
+}
+
+TEST(TaskLoaderUntrusted, ShapesBeyondTheMemoryLimitAreRefusedBeforeAllocation) {
+  // 2^18 x 2^18 x 4 bytes for C alone: 256 GiB (A and B another 8 KiB): a bench shape of 1 TiB
+  // was once allocated until the OOM killer came.
+  const std::string big = replace(kValid, "bench = { M = 64, N = 64, K = 64 }",
+                                  "bench = { M = 262144, N = 262144, K = 1 }");
+  std::string e = error_of(big);
+  EXPECT_NE(e.find("dir/task.toml:15:9: shape M=262144 N=262144 K=1 needs 256.0 GiB for one set "
+                   "of its inputs and outputs, more than the limit of "),
+            std::string::npos)
+      << e;
+}
+
+TEST(TaskLoaderUntrusted, IntegerScalarsHoldTheirDtype) {
+  const std::string with_scalar = replace(kValid, "dims = [\"M\", \"N\", \"K\"]",
+                                          "dims = [\"M\", \"N\", \"K\"]\nscalars = [ { name = "
+                                          "\"seed\", dtype = \"i32\", default = 1e12 } ]");
+  EXPECT_EQ(error_of(with_scalar),
+            "dir/task.toml:8:55: scalar 'seed' is i32: expected an integer within +-2147483647");
+}
+
+TEST(TaskLoaderUntrusted, RandintLoMustBeAnExactInteger) {
+  const std::string t = replace(kValid, "dist = { kind = \"uniform\", lo = -1.0, hi = 1.0 }",
+                                "dist = { kind = \"randint\", lo = 1e300, hi = \"N\" }");
+  const std::string ints =
+      replace(t, "name = \"B\", dtype = \"f32\"", "name = \"B\", dtype = \"i32\"");
+  EXPECT_EQ(error_of(ints), "dir/task.toml:10:84: randint: 'lo' must be an integer within +-2^53");
 }
 
 }  // namespace

@@ -173,6 +173,42 @@ TEST(TeParserErrors, ReservedWordAsName) {
   EXPECT_EQ(error_of("C[in] = 1\n"), "f.toml:10:3: expected an index variable name, got 'in'");
 }
 
+// Must-fail: the spec is untrusted text. Each of these overflowed the parser's stack (or, past
+// the parser, the checker's and lowering's) before the height limit.
+TEST(TeParserErrors, DeepNestingIsRefused) {
+  const std::string msg =
+      "the expression nests deeper than 256 levels (parentheses, operators, calls)";
+  const int n = 50000;
+  EXPECT_EQ(error_of("y[i] = " + std::string(n, '(') + "x[i]" + std::string(n, ')')),
+            "f.toml:10:264: " + msg);
+  EXPECT_EQ(error_of("y[i] = " + std::string(n, '-') + "x[i]"), "f.toml:10:264: " + msg);
+  EXPECT_EQ(error_of("y[i] = " + std::string(n, '!') + "x[i]"), "f.toml:10:264: " + msg);
+  std::string chain = "y[i] = x[i]";
+  for (int k = 0; k < n; ++k) chain += " + x[i]";
+  EXPECT_NE(error_of(chain).find(msg), std::string::npos);
+  std::string calls = "x[i]", accesses = "0", sums = "x[i]";
+  for (int k = 0; k < 300; ++k) {
+    calls = "exp(" + calls + ")";
+    accesses = "x[" + accesses + "]";
+    sums = "sum(k" + std::to_string(k) + ": " + sums + ")";
+  }
+  EXPECT_NE(error_of("y[i] = " + calls).find(msg), std::string::npos);
+  EXPECT_NE(error_of("y[i] = " + accesses).find(msg), std::string::npos);
+  EXPECT_NE(error_of("y[i] = " + sums).find(msg), std::string::npos);
+  // 200 levels are fine.
+  std::string ok = "x[i]";
+  for (int k = 0; k < 200; ++k) ok = "(" + ok + " + 1)";
+  EXPECT_FALSE(printed("y[i] = " + ok).empty());
+}
+
+TEST(TeParserErrors, NumbersOutOfRange) {
+  EXPECT_EQ(error_of("y[i] = x[i] * 1e999"), "f.toml:10:15: number '1e999' is out of range");
+  EXPECT_EQ(error_of("y[i] = x[i] * 1e-999"), "f.toml:10:15: number '1e-999' is out of range");
+  EXPECT_EQ(error_of("y[i] = x[i] + 99999999999999999999"),
+            "f.toml:10:15: integer '99999999999999999999' is larger than 2^53 (9007199254740992)");
+  EXPECT_FALSE(printed("y[i] = x[i] + 9007199254740992 + inf").empty());
+}
+
 TEST(ParseExpression, WholeTextIsOneExpression) {
   auto e = parse_expression("(H + 2*P - R) / S + 1", "<f>", 1);
   ASSERT_TRUE(e);
