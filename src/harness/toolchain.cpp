@@ -13,7 +13,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "harness/jail.h"
+#include "harness/compiler_jail.h"
 #include "support/fs.h"
 #include "support/hash.h"
 #include "support/subprocess.h"
@@ -73,62 +73,11 @@ const std::string& kernel_header() {
   return text;
 }
 
-// `name` looked up in the judge's PATH: the jailed compiler is started by absolute path.
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return fs::absolute(name).string();
-  const char* path = getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string d;
-  while (std::getline(dirs, d, ':')) {
-    fs::path p = fs::path(d.empty() ? "." : d) / name;
-    if (access(p.c_str(), X_OK) == 0) return fs::absolute(p).string();
-  }
-  return name;
-}
-
-// The compiler's whole environment: nothing of the judge's, a fixed PATH (with the compiler's
-// own directory first), the C locale (plain ASCII messages) and temporary files in its build
-// directory.
-std::vector<std::string> compiler_env(const fs::path& dir, const std::string& program) {
-  std::string bin = fs::path(program).parent_path().string();
-  return {"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TMPDIR=" + dir.string()};
-}
-
-// The directory a compile works in: made for the jail's id (which cannot enter a root-owned
-// mkdtemp directory), removed with everything in it when it dies.
-class BuildDir {
- public:
-  static Expected<std::unique_ptr<BuildDir>> make() {
-    auto dir = make_jail_dir("kforge-compile");
-    if (!dir) return dir.error();
-    return std::unique_ptr<BuildDir>(new BuildDir(*dir));
-  }
-  ~BuildDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  BuildDir(const BuildDir&) = delete;
-  BuildDir& operator=(const BuildDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit BuildDir(fs::path p) : path_(std::move(p)) {}
-  fs::path path_;
-};
-
-// The one place a compiler (or a tool reading its output) runs on a solution's text: in the jail
-// (harness/jail.h), writing only to its build directory, with the options' limits on wall clock,
-// CPU time, address space and file size, stdin from /dev/null and the environment above.
-Expected<ProcessResult> run_compiler(const std::vector<std::string>& argv, const fs::path& dir,
-                                     const CompileOptions& o, size_t max_output) {
-  JailSpec spec{
-      .argv = argv,
-      .env = compiler_env(dir, argv[0]),
-      .cwd = dir,
-      .read_write = {dir},
-      .limits = {
-          .address_space = o.memory_limit, .cpu_s = o.timeout_s, .file_size = o.max_file_bytes}};
-  return run_jailed(spec, o.timeout_s, max_output);
+CompilerLimits limits_of(const CompileOptions& o) {
+  return {.timeout_s = o.timeout_s,
+          .memory_limit = o.memory_limit,
+          .max_file_bytes = o.max_file_bytes,
+          .max_output = kMaxCompilerOutput};
 }
 
 Diagnostic kforge_error(std::string message) {
@@ -198,8 +147,9 @@ std::optional<std::string> unopened_include_outside(const std::vector<Diagnostic
 std::vector<std::string> interposed_symbols(const fs::path& so, const fs::path& dir,
                                             const CompileOptions& o) {
   std::vector<std::string> out;
-  auto nm = run_compiler({resolve_program("nm"), "--defined-only", so.string()}, dir, o,
-                         size_t{16} << 20);
+  CompilerLimits lim = limits_of(o);
+  lim.max_output = size_t{16} << 20;
+  auto nm = run_compiler({resolve_program("nm"), "--defined-only", so.string()}, dir, lim);
   if (!nm || !nm->ok()) return out;
   std::istringstream in(nm->out);
   std::string addr, type, name;
@@ -252,43 +202,24 @@ bool read_cached(const fs::path& meta_path, const fs::path& so, const CompileOpt
 
 }  // namespace
 
+// clang-format off
 std::vector<std::string> base_flags() {
-  return {"-std=c++20",
-          "-O3",
-          "-march=native",
-          "-fopenmp",
-          "-fPIC",
-          "-shared",
-          "-fvisibility=hidden",
-          "-Wl,-z,defs",
-          "-Wl,--no-undefined",
-          "-I" KFORGE_RUNTIME_DIR};
+  return {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+          "-fvisibility=hidden", "-Wl,-z,defs", "-Wl,--no-undefined", "-I" KFORGE_RUNTIME_DIR};
 }
 
 const std::vector<std::string>& allowed_extra_flags() {
-  static const std::vector<std::string> flags = {"-ffast-math",
-                                                 "-funroll-loops",
-                                                 "-fno-math-errno",
-                                                 "-fno-trapping-math",
-                                                 "-ffp-contract=fast",
-                                                 "-ffp-contract=off",
-                                                 "-fno-tree-vectorize",
-                                                 "-mprefer-vector-width=512",
-                                                 "-mprefer-vector-width=256",
-                                                 "-O2",
-                                                 "-Ofast",
-                                                 "-fopenmp-simd",
-                                                 "-fno-exceptions",
-                                                 "-fno-rtti",
-                                                 "-mavx2",
-                                                 "-mfma",
-                                                 "-mavx512f",
-                                                 "-mavx512bw",
-                                                 "-mavx512vl",
-                                                 "-mavx512bf16",
-                                                 "-mno-avx512f"};
+  static const std::vector<std::string> flags = {
+      "-ffast-math",         "-funroll-loops",        "-fno-math-errno",
+      "-fno-trapping-math",  "-ffp-contract=fast",    "-ffp-contract=off",
+      "-fno-tree-vectorize", "-mprefer-vector-width=512", "-mprefer-vector-width=256",
+      "-O2",                 "-Ofast",                "-fopenmp-simd",
+      "-fno-exceptions",     "-fno-rtti",             "-mavx2",
+      "-mfma",               "-mavx512f",             "-mavx512bw",
+      "-mavx512vl",          "-mavx512bf16",          "-mno-avx512f"};
   return flags;
 }
+// clang-format on
 
 Expected<std::vector<std::string>> requested_flags(const std::string& source) {
   std::vector<std::string> flags;
@@ -351,8 +282,9 @@ CompiledObject compile_solution(const std::string& source, const std::string& en
 
 namespace {
 
-// The flags of one compile: the base flags with kforge's -I pointing into the build directory,
-// then the options' and the source's extra flags; or the message refusing a flag.
+// The flags of one compile: the base flags without kforge's -I (the build directory has its own
+// copy of kforge/kernel.h), then the options' and the source's extra flags; or the message
+// refusing a flag.
 Expected<std::vector<std::string>> solution_flags(const std::string& source,
                                                   const CompileOptions& options) {
   auto requested = requested_flags(source);
@@ -370,14 +302,12 @@ Expected<std::vector<std::string>> solution_flags(const std::string& source,
   return flags;
 }
 
-// Writes the build directory: the solution's unit (its text, then the bind text), the entry's
-// unit and kforge/kernel.h. The jail's id reads them; only it writes there afterwards.
+// Writes the build directory: the solution's unit (its text, then the bind text) and
+// kforge/kernel.h. The jail's id reads them; only it writes there afterwards.
 Status write_sources(const fs::path& dir, const std::string& source, const EntryShim& shim) {
   std::string unit = "#line 1 \"candidate.cpp\"\n" + source + "\n";
   if (!shim.bind.empty()) unit += "#line 1 \"kforge_bind.cpp\"\n" + shim.bind;
   KF_RETURN_IF_ERROR(write_file_atomic(dir / "candidate.cpp", unit));
-  if (!shim.entry.empty())
-    KF_RETURN_IF_ERROR(write_file_atomic(dir / "kforge_entry.cpp", shim.entry));
   return write_file_atomic(dir / "include" / "kforge" / "kernel.h", kernel_header());
 }
 
@@ -392,6 +322,83 @@ std::string include_refusal(const std::string& path) {
       "#include \"{}\" is not allowed: includes are limited to the standard and system headers "
       "and kforge/kernel.h",
       path);
+}
+
+// The entry unit's object, compiled once per (text, compiler) with the base flags and kept in
+// the cache (it is the judge's own text, so it may be shared by every solution of a task), then
+// copied into the build directory as kforge_entry.o. Fails only when the compiler cannot build
+// the judge's own code.
+Expected<fs::path> entry_object(const EntryShim& shim, const fs::path& dir,
+                                const CompileOptions& options) {
+  std::vector<std::string> argv = {resolve_program(options.cxx)};
+  for (const auto& f : base_flags())
+    if (f != "-shared" && f.rfind("-Wl,", 0) != 0 && f.rfind("-I", 0) != 0) argv.push_back(f);
+  Hasher h;
+  h.add(kCacheFormat).add(shim.entry).add(join(argv)).add(toolchain_identity(options.cxx));
+  h.add(kernel_header());
+  const fs::path cached = cache_dir() / "objects" / ("entry-" + h.hex() + ".o");
+  const fs::path local = dir / "kforge_entry.o";
+  std::error_code ec;
+  if (fs::copy_file(cached, local, ec)) return local;
+  KF_RETURN_IF_ERROR(write_file_atomic(dir / "kforge_entry.cpp", shim.entry));
+  argv.insert(argv.end(), {"-I" + (dir / "include").string(), "-c", "kforge_entry.cpp", "-o",
+                           "kforge_entry.o"});
+  auto r = run_compiler(argv, dir, limits_of(options));
+  if (!r) return r.error();
+  if (!r->ok())
+    return Status::error("the judge's entry shim does not compile:\n" + valid_utf8(r->err));
+  fs::create_directories(cached.parent_path(), ec);
+  fs::path staged = cached;
+  staged += fmt::format(".tmp{}", getpid());
+  fs::copy_file(local, staged, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(staged, cached, ec);
+  return local;  // a cache that cannot be written only costs the next compile this step
+}
+
+// Turns the compiler's run into info: the sanitized log and its diagnostics, or a refusal (an
+// include outside the allowed set), the limit it hit, an object too large, or the signature the
+// entry expected. Returns whether the result may be stored (a limit hit depends on the load).
+bool judge_run(const ProcessResult& r, const fs::path& dir, const EntryShim& shim,
+               const CompileOptions& options, CompileInfo& info) {
+  info.seconds = r.seconds;
+  const std::string raw = r.err + r.out;
+  SanitizedLog log = sanitize_compiler_log(
+      raw, {.allowed_dirs = system_include_dirs(options.cxx), .build_dir = dir});
+  info.log = log.log;
+  info.diagnostics = parse_diagnostics(info.log);
+  std::optional<std::string> outside;
+  if (!log.refused_includes.empty()) outside = log.refused_includes.front();
+  if (!outside) outside = unopened_include_outside(info.diagnostics);
+  if (outside) {  // nothing the compiler said about that file is kept, nor its object
+    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(*outside)});
+    return true;
+  }
+  std::optional<Diagnostic> why = limit_hit(r, raw, options);
+  const bool storable = !why;
+  info.ok = r.ok() && !why;
+  std::error_code ec;
+  const uintmax_t bytes = info.ok ? fs::file_size(dir / "solution.so", ec) : 0;
+  if (info.ok && (ec || bytes > options.max_object_bytes)) {
+    info.ok = false;
+    why = kforge_error(ec ? "the compiler produced no object: " + ec.message()
+                          : fmt::format("the compiled object is too large: {} (limit {})",
+                                        mib(bytes), mib(options.max_object_bytes)));
+  }
+  if (!info.ok && !why && info.log.find("multiple definition of `kf_entry'") != std::string::npos)
+    why = kforge_error(fmt::format(
+        "the solution may not define kf_entry: the judge's entry shim, compiled apart, defines it "
+        "and calls `{}`",
+        shim.signature));
+  if (!info.ok && !why && entry_failed(info, shim))
+    why = kforge_error(fmt::format(
+        "the solution must define `{}` (exactly these parameter types; a function template is "
+        "instantiated at them)",
+        shim.signature));
+  if (why) {
+    info.log = "kforge: error: " + why->message + "\n" + info.log;
+    info.diagnostics.insert(info.diagnostics.begin(), *why);
+  }
+  return storable;
 }
 
 }  // namespace
@@ -434,69 +441,37 @@ CompiledObject compile_solution(const std::string& source, const EntryShim& shim
   argv.insert(argv.end(),
               {"-I" + (dir / "include").string(), "-H", "-fdiagnostics-color=never",
                is_clang(options.cxx) ? "-ferror-limit=30" : "-fmax-errors=30", "candidate.cpp"});
-  if (!shim.entry.empty()) argv.push_back("kforge_entry.cpp");
+  if (!shim.entry.empty()) {
+    auto entry = entry_object(shim, dir, options);
+    if (!entry) {
+      refuse(info, kforge_error(entry.error().message()));
+      return obj;
+    }
+    argv.push_back(entry->filename().string());
+  }
   for (const auto& l : options.libs) argv.push_back("-l" + l);
   argv.insert(argv.end(), {"-o", "solution.so"});
   info.command = join(argv);
-  auto r = run_compiler(argv, dir, options, kMaxCompilerOutput);
+  auto r = run_compiler(argv, dir, limits_of(options));
   if (!r) {
     refuse(info, kforge_error("cannot run the compiler: " + r.error().message()));
     return obj;
   }
-  info.seconds = r->seconds;
-  const std::string raw = r->err + r->out;
-  SanitizedLog log = sanitize_compiler_log(
-      raw, {.allowed_dirs = system_include_dirs(options.cxx), .build_dir = dir});
-  if (!log.refused_includes.empty()) {
-    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(log.refused_includes.front())});
-    return obj;  // nothing the compiler said about that file is kept, nor its object
-  }
-  info.log = log.log;
-  info.diagnostics = parse_diagnostics(info.log);
-  if (auto path = unopened_include_outside(info.diagnostics)) {
-    refuse(info, {"candidate.cpp", 0, 0, "error", include_refusal(*path)});
-    return obj;
-  }
-  std::optional<Diagnostic> limit = limit_hit(*r, raw, options);
-  info.ok = r->ok() && !limit;
-  const fs::path built = dir / "solution.so";
+  const bool storable = judge_run(*r, dir, shim, options, info);
   std::error_code ec;
-  const uintmax_t bytes = info.ok ? fs::file_size(built, ec) : 0;
-  if (info.ok && (ec || bytes > options.max_object_bytes)) {
-    info.ok = false;
-    limit = kforge_error(ec ? "the compiler produced no object: " + ec.message()
-                            : fmt::format("the compiled object is too large: {} (limit {})",
-                                          mib(bytes), mib(options.max_object_bytes)));
-  }
-  if (!info.ok && !limit && info.log.find("multiple definition of `kf_entry'") != std::string::npos)
-    limit = kforge_error(fmt::format(
-        "the solution may not define kf_entry: the judge's entry shim, compiled apart, defines it "
-        "and calls `{}`",
-        shim.signature));
-  if (!info.ok && !limit && entry_failed(info, shim))
-    limit = kforge_error(fmt::format(
-        "the solution must define `{}` (exactly these parameter types; a function template is "
-        "instantiated at them)",
-        shim.signature));
-  if (limit) {
-    info.log = "kforge: error: " + limit->message + "\n" + info.log;
-    info.diagnostics.insert(info.diagnostics.begin(), *limit);
-  }
   if (info.ok) {
-    obj.interposed_symbols = interposed_symbols(built, dir, options);
+    obj.interposed_symbols = interposed_symbols(dir / "solution.so", dir, options);
     fs::create_directories(cache, ec);
     fs::path staged = so;
     staged += fmt::format(".tmp{}", getpid());
-    fs::copy_file(built, staged, fs::copy_options::overwrite_existing, ec);
+    fs::copy_file(dir / "solution.so", staged, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(staged, so, ec);
     if (ec) {
       refuse(info, kforge_error("cannot store the object in the cache: " + ec.message()));
       return obj;
     }
   }
-  // A result that depends on the machine's load (a limit hit) is not stored.
-  const bool deterministic = info.ok || !limit_hit(*r, raw, options);
-  if (options.use_cache && deterministic) {
+  if (options.use_cache && storable) {
     nlohmann::json meta = {{"ok", info.ok},
                            {"seconds", info.seconds},
                            {"command", info.command},

@@ -7,12 +7,14 @@
 //   if (!obj.info.ok) show(obj.info.diagnostics);   // compiler messages as data
 //   load(obj.so_path);
 //
-// The compiler is hostile input's first reader, so it runs confined (run_compiler): a fresh build
-// directory holding only the two sources and kforge/kernel.h, a scrubbed environment, stdin from
-// /dev/null, limits on wall clock, CPU time, address space and the size of every file it writes.
-// `#include` is limited to the compiler's system headers and kforge/kernel.h: a literal path
-// outside them is refused before compiling, one spelled through a macro after (from the `-H`
-// list), and no diagnostic located in another file reaches the log (harness/compiler_output.h).
+// The compiler is hostile input's first reader, so it runs confined (harness/compiler_jail.h):
+// in the jail, in a fresh build directory holding only the solution's unit and kforge/kernel.h,
+// with a scrubbed environment, stdin from /dev/null, limits on wall clock, CPU time, address space
+// and the size of every file it writes. The entry unit is the judge's own text: its object is
+// compiled once per task and kind and kept in the cache. `#include` is limited to the compiler's
+// system headers and kforge/kernel.h: a literal path outside them is refused before compiling,
+// one spelled through a macro after (from the `-H` list, or the error naming a path it could not
+// open), and no diagnostic located in another file reaches the log (harness/compiler_output.h).
 // An object larger than max_object_bytes is refused and never cached.
 //
 // Flags: a candidate may ask for extra flags from a short whitelist with a comment in its first

@@ -134,6 +134,12 @@ TEST(Toolchain, PlainAndTemplateFunctionsBindAtTheExactTypes) {
             std::string(kGemmBody)),
       shim, {});
   EXPECT_TRUE(templ.info.ok) << templ.info.log;
+  // Both link the one entry object the cache keeps for this task and kind.
+  EXPECT_NE(plain.info.command.find(" kforge_entry.o "), std::string::npos) << plain.info.command;
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(cache_dir() / "objects"))
+    entries += e.path().filename().string().rfind("entry-", 0) == 0;
+  EXPECT_GE(entries, 1u);
 }
 
 // Each would compile with an appended shim calling gemm(...) (implicit conversions, macros
