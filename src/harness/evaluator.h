@@ -27,9 +27,9 @@ namespace kf {
 
 // The machine's ceilings at the evaluation's thread count (from the machine probe).
 struct MachineLimits {
-  double peak_gflops = 0;   // fp32 FMA peak
-  double dram_gbps = 0;     // STREAM-triad-like bandwidth
-  double cache_gbps = 0;    // L2-resident bandwidth (bounds what any kernel can stream)
+  double peak_gflops = 0;  // fp32 FMA peak
+  double dram_gbps = 0;    // STREAM-triad-like bandwidth
+  double cache_gbps = 0;   // L2-resident bandwidth (bounds what any kernel can stream)
   std::string fingerprint;
 };
 
@@ -53,10 +53,14 @@ struct EvalOptions {
   // from one run in which both saw the same inputs and the same machine. The rival was judged
   // before: its outputs are not checked again, and its time decides nothing about its verdict.
   std::string rival_source, rival_name = "rival";
-  double run_timeout_s = 30;     // wall-clock deadline of one batch of kernel calls
+  double run_timeout_s = 30;  // wall-clock deadline of one batch of kernel calls
   double oracle_timeout_s = 300;
-  size_t memory_limit = 0;       // address space beyond the buffers; 0 = default
-  double cpu_limit_s = 600;      // CPU time of one worker over its whole life (RLIMIT_CPU)
+  // The f64 oracle's time at the bench shape beyond its first run: it answers for the rotated
+  // input contents every timed call is checked against (two per input base, one base per input
+  // set while the budget lasts; at least one more run however slow it is).
+  double bench_oracle_budget_s = 10;
+  size_t memory_limit = 0;           // address space beyond the buffers; 0 = default
+  double cpu_limit_s = 600;          // CPU time of one worker over its whole life (RLIMIT_CPU)
   double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
   CompileOptions compile;
   std::optional<MachineLimits> machine;
@@ -73,7 +77,8 @@ struct EvalOptions {
 // The ceilings of a probed machine at a thread count.
 MachineLimits machine_limits(const MachineInfo& m, int threads);
 // A `remeasure` that probes the machine again (refreshing its cached figures).
-std::function<std::optional<MachineLimits>()> remeasure_machine(int threads, const std::string& cxx);
+std::function<std::optional<MachineLimits>()> remeasure_machine(int threads,
+                                                                const std::string& cxx);
 
 Expected<RunResult> evaluate(const Task& task, const std::string& candidate_source,
                              const EvalOptions& options);
@@ -81,9 +86,10 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
 // The profiler's time per stage: compiles `instrumented_source` (a build with stage timers,
 // generate_instrumented_kernel), runs it in a sandboxed worker at the bench shape (one warm-up
 // call, then `calls` calls on one random input set) and returns, for each timed stage, the
-// median over the calls of its seconds per call, as the build itself counted them. Evidence only: the outputs are not checked and
-// no verdict comes of it. Fails when the source does not compile, the worker dies, or the build
-// has no stage timers. Uses options.threads, compile, memory, CPU and run limits.
+// median over the calls of its seconds per call, as the build itself counted them. Evidence only:
+// the outputs are not checked and no verdict comes of it. Fails when the source does not compile,
+// the worker dies, or the build has no stage timers. Uses options.threads, compile, memory, CPU and
+// run limits.
 Expected<std::vector<double>> time_stages(const Task& task, const std::string& instrumented_source,
                                           int calls, const EvalOptions& options);
 

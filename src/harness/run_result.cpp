@@ -106,7 +106,9 @@ nlohmann::json RunResult::to_json() const {
                      {"cpu_s_per_call", counters->cpu_s_per_call},
                      {"minor_faults_per_call", counters->minor_faults_per_call},
                      {"major_faults_per_call", counters->major_faults_per_call},
-                     {"context_switches_per_call", counters->context_switches_per_call}};
+                     {"context_switches_per_call", counters->context_switches_per_call},
+                     {"cpu_s_while_stopped", counters->cpu_s_while_stopped},
+                     {"cpu_s_beyond_grant", counters->cpu_s_beyond_grant}};
   if (vs_reference.median > 0)
     j["speedup"] = {{"median", vs_reference.median}, {"min", vs_reference.min}};
   if (vs_baseline.median > 0)
@@ -212,7 +214,9 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
       r.counters = Counters{x.value("cpus_busy", 0.0), x.value("cpu_s_per_call", 0.0),
                             x.value("minor_faults_per_call", 0.0),
                             x.value("major_faults_per_call", 0.0),
-                            x.value("context_switches_per_call", 0.0)};
+                            x.value("context_switches_per_call", 0.0),
+                            x.value("cpu_s_while_stopped", 0.0),
+                            x.value("cpu_s_beyond_grant", 0.0)};
     }
     if (j.contains("speedup")) r.vs_reference = speedup_from(j["speedup"]);
     if (j.contains("speedup_vs_baseline")) r.vs_baseline = speedup_from(j["speedup_vs_baseline"]);

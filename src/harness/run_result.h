@@ -75,6 +75,11 @@ struct Counters {
   double cpu_s_per_call = 0;
   double minor_faults_per_call = 0, major_faults_per_call = 0;
   double context_switches_per_call = 0;
+  // CPU time the worker used between its timed batches, while it was stopped (0 unless work
+  // escaped the stop).
+  double cpu_s_while_stopped = 0;
+  // CPU time in the timed calls that threads beyond the grant did (0 for a kernel within it).
+  double cpu_s_beyond_grant = 0;
 };
 
 struct Roofline {

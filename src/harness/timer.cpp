@@ -25,7 +25,8 @@ Timing summarize_timing(std::vector<double> per_run, int reps_per_sample, int se
   if (!per_run.empty()) {
     t.min_s = *std::min_element(per_run.begin(), per_run.end());
     t.max_s = *std::max_element(per_run.begin(), per_run.end());
-    t.mean_s = std::accumulate(per_run.begin(), per_run.end(), 0.0) / static_cast<double>(per_run.size());
+    t.mean_s =
+        std::accumulate(per_run.begin(), per_run.end(), 0.0) / static_cast<double>(per_run.size());
     t.median_s = quantile(per_run, 0.5);
     if (t.median_s > 0) t.spread = (quantile(per_run, 0.9) - quantile(per_run, 0.1)) / t.median_s;
   }
