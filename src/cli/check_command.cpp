@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,8 +16,8 @@ namespace {
 
 struct CheckArgs {
   std::vector<std::string> dirs;
-  bool time = false, json = false;
-  int seeds = 3, bench_seeds = 1;
+  bool time = false, json = false, verbose = false;
+  int seeds = 3, bench_seeds = 2;
   uint64_t seed = 0;
   std::string cxx = "g++";
 };
@@ -106,12 +107,14 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--seeds", args->seeds, "Fresh input draws per test shape (at least 2)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
-  cmd->add_option("--bench-seeds", args->bench_seeds, "Judged runs at the bench shape")
-      ->check(CLI::Range(1, 100))
+  cmd->add_option("--bench-seeds", args->bench_seeds,
+                  "Fresh input draws at the bench shape (at least 2)")
+      ->check(CLI::Range(2, 100))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the input draws (0: fresh; else reproducible)");
   cmd->add_flag("--time", args->time, "Also time the reference at the bench shape");
   cmd->add_option("--cxx", args->cxx, "The compiler")->capture_default_str();
+  cmd->add_flag("-v,--verbose", args->verbose, "Print the judge's progress to stderr, timed");
   cmd->callback([args] {
     TaskCheckOptions o;
     o.seeds = args->seeds;
@@ -119,6 +122,14 @@ void add_check_command(CLI::App& app) {
     o.seed = args->seed;
     o.time = args->time;
     o.compile.cxx = args->cxx;
+    if (args->verbose) {
+      const auto t0 = std::chrono::steady_clock::now();
+      o.progress = [t0](const std::string& line) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        fmt::print(stderr, "[{:7.2f} s] {}\n", s, line);
+      };
+    }
     bool all = true;
     nlohmann::json tasks = nlohmann::json::array();
     for (const auto& d : expand(args->dirs)) {

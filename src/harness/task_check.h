@@ -13,9 +13,9 @@
 //   te        / tests   the TE spec agrees with reference<double> on every test shape (`seeds`
 //                       fresh inputs each); only for a task with a spec
 //   reference / tests   reference<dtype> against the oracle on every test shape, `seeds` inputs
-//   reference / bench   reference<dtype> against reference<double> at the bench shape, through
-//                       the judge's bench path (input sets, warm-up, a verified timed batch);
-//                       `bench_seeds` runs
+//   reference / bench   reference<dtype> against reference<double> at the bench shape, judged
+//                       as a test shape is (`bench_seeds` fresh inputs); with `time`, also timed
+//                       through the judge's bench path (rotated input sets, each batch checked)
 //   baseline  / tests   the baseline (compiled with its libraries), as the reference is
 //   baseline  / bench
 // A solution whose test shapes fail is not run at the bench shape (that check is "skipped").
@@ -47,7 +47,7 @@ inline constexpr double kThinShare = 0.5;
 
 struct TaskCheckOptions {
   int seeds = 3;        // fresh input draws per test shape (the judge's minimum is 2)
-  int bench_seeds = 1;  // judged runs at the bench shape, each on fresh inputs
+  int bench_seeds = 2;  // fresh input draws at the bench shape (the judge's minimum is 2)
   uint64_t seed = 0;    // 0: fresh seeds; otherwise the run is reproducible
   bool time = false;    // time the reference at the bench shape (0.3 s of calls)
   int threads = 1;

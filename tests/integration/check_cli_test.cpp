@@ -137,7 +137,7 @@ TEST(CheckFixtures, APassingTaskPassesEveryCheckWithItsShare) {
   EXPECT_EQ(t["identity"].get<std::string>().size(), 32u);
   EXPECT_EQ(item(c.doc, "task", "load")["status"], "pass");
   EXPECT_EQ(item(c.doc, "te", "tests")["status"], "pass");
-  // 3 test shapes x 3 seeds; at the bench shape, the warm-up call and the last timed call.
+  // 3 test shapes x 3 seeds; the bench shape x 2 seeds.
   for (const char* s : {"reference", "baseline"}) {
     SCOPED_TRACE(s);
     expect_passed(item(c.doc, s, "tests"), 9);
@@ -147,11 +147,11 @@ TEST(CheckFixtures, APassingTaskPassesEveryCheckWithItsShare) {
   }
   EXPECT_EQ(t["checks"].size(), 6u);
 
-  // More seeds: more draws per test shape; more bench seeds: more runs at the bench shape.
-  Checked more = kforge_check("gemv_ok", {"--seed", "11", "--seeds", "4", "--bench-seeds", "2"});
+  // More seeds: more draws per test shape and at the bench shape.
+  Checked more = kforge_check("gemv_ok", {"--seed", "11", "--seeds", "4", "--bench-seeds", "3"});
   EXPECT_EQ(more.exit_code, 0) << more.out;
   expect_passed(item(more.doc, "reference", "tests"), 12);
-  expect_passed(item(more.doc, "baseline", "bench"), 4);
+  expect_passed(item(more.doc, "baseline", "bench"), 3);
 }
 
 TEST(CheckFixtures, TextOutputSaysPassOrFailPerCheckAndTheExitStatusFollows) {
@@ -238,9 +238,22 @@ TEST(CheckFixtures, AToleranceThatFailsOnSomeSeedsIsCaught) {
 }
 
 TEST(CheckFixtures, FewerThanTwoSeedsIsAUsageError) {
-  Checked c = kforge_check("gemv_ok", {"--seeds", "1"});
-  EXPECT_NE(c.exit_code, 0);
-  EXPECT_NE(c.err.find("--seeds"), std::string::npos) << c.err;
+  for (const char* flag : {"--seeds", "--bench-seeds"}) {
+    Checked c = kforge_check("gemv_ok", {flag, "1"});
+    EXPECT_NE(c.exit_code, 0);
+    EXPECT_NE(c.err.find(flag), std::string::npos) << c.err;
+  }
+}
+
+TEST(CheckFixtures, WithTimeTheReferenceIsTimedAtTheBenchShape) {
+  Checked c = kforge_check("gemv_ok", {"--time"});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  const nlohmann::json bench = item(c.doc, "reference", "bench");
+  ASSERT_TRUE(bench["median_s"].is_number()) << bench.dump(1);
+  EXPECT_GT(bench["median_s"].get<double>(), 0);
+  // The two draws, then the timing run's warm-up and last timed call, all checked.
+  expect_passed(bench, 4);
+  EXPECT_TRUE(item(c.doc, "baseline", "bench")["median_s"].is_null());
 }
 
 }  // namespace
