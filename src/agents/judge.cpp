@@ -7,6 +7,7 @@
 
 #include "harness/toolchain.h"
 #include "support/hash.h"
+#include "support/json_text.h"
 
 namespace kf::agents {
 
@@ -43,7 +44,7 @@ Expected<RunResult> RecordingJudge::judge(const Task& task, const std::string& s
                          {"threads", options.threads},
                          {"result", r->to_json()}};
   if (!options.label.empty()) line["label"] = options.label;
-  out << line.dump() << "\n";
+  out << dump_json(line) << "\n";  // the result holds the candidate's text: maybe not UTF-8
   if (!out) return Status::error("cannot write the recording " + path_);
   return r;
 }

@@ -2,9 +2,12 @@
 
 #include <cstdint>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
+
+#include "support/text_scan.h"
 
 namespace kf::agents {
 namespace {
@@ -30,8 +33,49 @@ std::string trim(const std::string& s) {
 
 // "sym+0x13" / "sym-0x4" -> "sym".
 std::string strip_offset(const std::string& s) {
-  static const std::regex re(R"([+-]0x[0-9a-fA-F]+$)");
-  return std::regex_replace(s, re, "");
+  return std::string(strip_hex_offset(s));
+}
+
+// objdump's lines are parsed by linear scanners (support/text_scan.h says why: the candidate
+// names its symbols, and a 1 MB name overflowed std::regex's stack). Each matches exactly what
+// the regex in its comment matched.
+
+// `^[0-9a-fA-F]+ <(.*)>:$` -> the symbol.
+std::optional<std::string_view> function_header(std::string_view line) {
+  const size_t hex = run_length(line, is_hex_digit);
+  if (hex == 0 || line.substr(hex, 2) != " <") return std::nullopt;
+  std::string_view rest = line.substr(hex + 2);
+  if (rest.size() < 2 || rest.substr(rest.size() - 2) != ">:") return std::nullopt;
+  rest.remove_suffix(2);
+  if (!dot_matches_all(rest)) return std::nullopt;
+  return rest;
+}
+
+// `^\s*[0-9a-fA-F]+: R_\S+\s+(.*)$` -> the relocation's symbol (with its addend).
+std::optional<std::string_view> relocation(std::string_view line) {
+  std::string_view s = line.substr(run_length(line, is_regex_space));
+  const size_t hex = run_length(s, is_hex_digit);
+  if (hex == 0 || s.substr(hex, 4) != ": R_") return std::nullopt;
+  s.remove_prefix(hex + 4);
+  const size_t type = run_length(s, [](char c) { return !is_regex_space(c); });
+  if (type == 0) return std::nullopt;
+  s.remove_prefix(type);
+  const size_t space = run_length(s, is_regex_space);
+  if (space == 0) return std::nullopt;
+  s.remove_prefix(space);
+  if (!dot_matches_all(s)) return std::nullopt;
+  return s;
+}
+
+// `^\s*([0-9a-fA-F]+):\t(.*)$` -> the address and the instruction text.
+std::optional<std::pair<std::string_view, std::string_view>> instruction_line(
+    std::string_view line) {
+  std::string_view s = line.substr(run_length(line, is_regex_space));
+  const size_t hex = run_length(s, is_hex_digit);
+  if (hex == 0 || s.substr(hex, 2) != ":\t") return std::nullopt;
+  const std::string_view text = s.substr(hex + 2);
+  if (!dot_matches_all(text)) return std::nullopt;
+  return std::pair{s.substr(0, hex), text};
 }
 
 Instruction parse_instruction(std::string text) {
@@ -73,30 +117,27 @@ Instruction parse_instruction(std::string text) {
 // Functions of the disassembly by demangled name, in order of appearance.
 std::map<std::string, Function> parse_functions(const std::string& text,
                                                 std::vector<std::string>* order) {
-  static const std::regex header(R"(^[0-9a-fA-F]+ <(.*)>:$)");
-  static const std::regex reloc(R"(^\s*[0-9a-fA-F]+: R_\S+\s+(.*)$)");
-  static const std::regex insn(R"(^\s*([0-9a-fA-F]+):\t(.*)$)");
   std::map<std::string, Function> fns;
   Function* cur = nullptr;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_match(line, m, header)) {
-      order->push_back(m[1].str());
-      cur = &fns[m[1].str()];
-      cur->name = m[1].str();
+    if (const auto name = function_header(line)) {
+      order->push_back(std::string(*name));
+      cur = &fns[std::string(*name)];
+      cur->name = std::string(*name);
       continue;
     }
     if (!cur) continue;
-    if (std::regex_match(line, m, reloc)) {
-      cur->references.insert(strip_offset(trim(m[1].str())));
+    if (const auto sym = relocation(line)) {
+      cur->references.insert(strip_offset(trim(std::string(*sym))));
       continue;
     }
-    if (!std::regex_match(line, m, insn)) continue;
-    Instruction ins = parse_instruction(m[2].str());
+    const auto insn = instruction_line(line);
+    if (!insn) continue;
+    Instruction ins = parse_instruction(std::string(insn->second));
     if (ins.mnemonic.empty()) continue;
-    ins.address = std::stoull(m[1].str(), nullptr, 16);
+    ins.address = *parse_hex_saturating(insn->first);
     if (!ins.target.empty()) cur->references.insert(ins.target);
     cur->code.push_back(std::move(ins));
   }
@@ -113,16 +154,57 @@ bool mentions(const std::vector<std::string>& operands, const char* reg) {
   return false;
 }
 
+// Strips `word` from the front of `s` if it is there.
+bool eat(std::string_view& s, std::string_view word) {
+  if (s.substr(0, word.size()) != word) return false;
+  s.remove_prefix(word.size());
+  return true;
+}
+
+bool eat_one_of(std::string_view& s, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words)
+    if (eat(s, w)) return true;
+  return false;
+}
+
+// `^v?f(n?)m(add|sub)(sub|add)?(132|213|231)(ps|pd|ss|sd)$`
+bool is_fma_mnemonic(std::string_view m) {
+  eat(m, "v");
+  if (!eat(m, "f")) return false;
+  eat(m, "n");
+  if (!eat(m, "m") || !eat_one_of(m, {"add", "sub"})) return false;
+  eat_one_of(m, {"sub", "add"});
+  if (!eat_one_of(m, {"132", "213", "231"})) return false;
+  return m == "ps" || m == "pd" || m == "ss" || m == "sd";
+}
+
+// `^v?(add|sub|...|range)(ps|pd|ss|sd)$` (no operation starts with 'v', so the 'v' is a prefix).
+bool is_arith_mnemonic(std::string_view m) {
+  static const std::set<std::string_view> ops = {
+      "add",    "sub",   "mul",     "div",     "max",      "min",    "sqrt",   "rcp",
+      "rsqrt",  "rcp14", "rsqrt14", "rcp28",   "rsqrt28",  "scalef", "hadd",   "hsub",
+      "addsub", "dp",    "getexp",  "getmant", "rndscale", "round",  "reduce", "range"};
+  eat(m, "v");
+  if (m.size() < 3) return false;
+  const std::string_view suffix = m.substr(m.size() - 2);
+  if (suffix != "ps" && suffix != "pd" && suffix != "ss" && suffix != "sd") return false;
+  return ops.count(m.substr(0, m.size() - 2)) > 0;
+}
+
+// `^v?(p?cmp|test|ptest|u?comis|bt).*`
+bool is_compare_mnemonic(std::string_view m) {
+  eat(m, "v");
+  return (m.starts_with("cmp") || m.starts_with("pcmp") || m.starts_with("test") ||
+          m.starts_with("ptest") || m.starts_with("comis") || m.starts_with("ucomis") ||
+          m.starts_with("bt")) &&
+         dot_matches_all(m);
+}
+
 void classify(const Instruction& ins, InstructionCounts& mix) {
   const std::string& m = ins.mnemonic;
   if (m.find("nop") != std::string::npos) return;
   ++mix.total;
-  static const std::regex fma(R"(^v?f(n?)m(add|sub)(sub|add)?(132|213|231)(ps|pd|ss|sd)$)");
-  static const std::regex arith(
-      "^v?(add|sub|mul|div|max|min|sqrt|rcp|rsqrt|rcp14|rsqrt14|rcp28|rsqrt28|scalef|hadd|hsub|"
-      "addsub|dp|getexp|getmant|rndscale|round|reduce|range)(ps|pd|ss|sd)$");
-  std::smatch sm;
-  const bool is_fma = std::regex_match(m, sm, fma) || m == "vdpbf16ps";
+  const bool is_fma = is_fma_mnemonic(m) || m == "vdpbf16ps";
   const std::string suffix = m.size() >= 2 ? m.substr(m.size() - 2) : "";
   const bool packed = suffix == "ps" || suffix == "pd";
   if (is_fma) {
@@ -134,7 +216,7 @@ void classify(const Instruction& ins, InstructionCounts& mix) {
       ++mix.fma_ymm;
     else
       ++mix.fma_xmm;
-  } else if (std::regex_match(m, arith)) {
+  } else if (is_arith_mnemonic(m)) {
     ++(packed ? mix.packed_arith : mix.scalar_arith);
   }
   if (m.find("gather") != std::string::npos) ++mix.gathers;
@@ -144,9 +226,8 @@ void classify(const Instruction& ins, InstructionCounts& mix) {
   bool any_memory = false;
   for (const auto& o : ins.operands) any_memory = any_memory || has_memory(o);
   if (!any_memory) return;
-  static const std::regex compare(R"(^v?(p?cmp|test|ptest|u?comis|bt).*)");
   const bool first_is_memory = !ins.operands.empty() && has_memory(ins.operands.front());
-  if (first_is_memory && !std::regex_match(m, compare))
+  if (first_is_memory && !is_compare_mnemonic(m))
     ++mix.stores;
   else
     ++mix.loads;
@@ -160,7 +241,7 @@ std::vector<std::pair<uint64_t, uint64_t>> innermost_loops(const Function& f) {
     if (ins.mnemonic[0] != 'j' || ins.target != f.name || ins.operands.empty()) continue;
     const std::string& op = ins.operands.front();
     if (op.empty() || op.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) continue;
-    const uint64_t to = std::stoull(op, nullptr, 16);
+    const uint64_t to = *parse_hex_saturating(op);
     if (to <= ins.address) ranges.insert({to, ins.address});
   }
   std::vector<std::pair<uint64_t, uint64_t>> inner;

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "agents/profile_loops.h"
+#include "support/text_scan.h"
 
 namespace kf::agents {
 namespace {
@@ -19,8 +20,9 @@ struct Message {
   std::string text;        // after "optimized: " / "missed: ", continuation lines appended
 };
 
+// -fopt-info lines about `file`: "FILE:LINE:COL: optimized|missed: TEXT", read by a linear
+// scanner (support/text_scan.h says why not std::regex).
 std::vector<Message> candidate_messages(const std::string& output, const std::string& file) {
-  static const std::regex re(R"(^(.*?):(\d+):(\d+): (optimized|missed): (.*)$)");
   std::vector<Message> out;
   std::istringstream in(output);
   std::string line;
@@ -31,11 +33,10 @@ std::vector<Message> candidate_messages(const std::string& output, const std::st
       if (last_kept && b != std::string::npos) out.back().text += " " + line.substr(b);
       continue;
     }
-    std::smatch m;
-    last_kept = std::regex_match(line, m, re) && m[1].str() == file;
+    const auto m = parse_located_message(line, {"optimized", "missed"});
+    last_kept = m && m->file == file;
     if (!last_kept) continue;
-    out.push_back(
-        {std::stoi(m[2].str()), std::stoi(m[3].str()), m[4].str() == "optimized", m[5].str()});
+    out.push_back({m->line, m->column, m->kind == "optimized", std::string(m->text)});
   }
   return out;
 }
@@ -52,9 +53,38 @@ struct LoopState {
 
 // GCC's reason names a vector type: the loop already computes on vectors (GCC prints vector
 // extension types as "vector(16) float" and 64-byte copies as uint512_t).
-bool names_vector_type(const std::string& reason) {
-  static const std::regex re(R"(vector\(\d+\)|\buint(128|256|512)_t\b)");
-  return std::regex_search(reason, re);
+// (What `vector\(\d+\)|\buint(128|256|512)_t\b` found, in one pass.)
+bool names_vector_type(std::string_view reason) {
+  for (size_t p = reason.find("vector("); p != std::string_view::npos;
+       p = reason.find("vector(", p + 1)) {
+    const std::string_view rest = reason.substr(p + 7);
+    const size_t digits = run_length(rest, [](char c) { return c >= '0' && c <= '9'; });
+    if (digits > 0 && rest.substr(digits, 1) == ")") return true;
+  }
+  for (size_t p = reason.find("uint"); p != std::string_view::npos;
+       p = reason.find("uint", p + 1)) {
+    if (p > 0 && is_word_char(reason[p - 1])) continue;
+    const std::string_view rest = reason.substr(p + 4);
+    if (rest.substr(0, 3) != "128" && rest.substr(0, 3) != "256" && rest.substr(0, 3) != "512")
+      continue;
+    if (rest.substr(3, 2) != "_t") continue;
+    if (rest.size() == 5 || !is_word_char(rest[5])) return true;
+  }
+  return false;
+}
+
+// `^loop vectorized(?: using (\d+) byte vectors)?` searched in `text`: whether it matches, and
+// the byte count (0 when not given; saturated for an absurd one).
+bool loop_vectorized(std::string_view text, int* bytes) {
+  *bytes = 0;
+  if (!text.starts_with("loop vectorized")) return false;
+  std::string_view rest = text.substr(15);
+  if (!rest.starts_with(" using ")) return true;
+  rest.remove_prefix(7);
+  const size_t digits = run_length(rest, [](char c) { return c >= '0' && c <= '9'; });
+  if (digits > 0 && rest.substr(digits).starts_with(" byte vectors"))
+    *bytes = *parse_decimal_saturating(rest.substr(0, digits));
+  return true;
 }
 
 std::string tidy_reason(std::string r) {
@@ -83,17 +113,16 @@ VectorizationReport parse_vectorization_report(const std::string& compiler_outpu
   };
   LoopState dropped;  // collects what belongs to a loop that was dropped
 
-  static const std::regex vec_re(R"(^loop vectorized(?: using (\d+) byte vectors)?)");
   LoopState* pending = nullptr;  // the loop of the last "couldn't vectorize loop"
   for (const Message& m : candidate_messages(compiler_output, file)) {
     const int idx = innermost_loop_at(loops, m.line, m.column);
-    std::smatch vm;
     if (m.optimized) {
       pending = nullptr;
-      if (idx < 0 || !std::regex_search(m.text, vm, vec_re)) continue;  // versioning, SLP
+      int bytes = 0;
+      if (idx < 0 || !loop_vectorized(m.text, &bytes)) continue;  // versioning, SLP
       LoopState& s = state_for(idx);
       s.vectorized = true;
-      if (vm[1].matched) s.bytes = std::max(s.bytes, std::stoi(vm[1].str()));
+      s.bytes = std::max(s.bytes, bytes);
       continue;
     }
     if (m.text.rfind("couldn't vectorize loop", 0) == 0) {

@@ -1,17 +1,22 @@
 #include "lower/lower.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/ir_printer.h"
 #include "ir/simplify.h"
 #include "ir/unroll_loops.h"
 #include "ir/vectorize_loops.h"
+#include "lower/guards_to_bounds.h"
 #include "lower/inline_stages.h"
+#include "lower/page_loops.h"
 #include "lower/prefetch.h"
 #include "lower/realize.h"
-#include "lower/guards_to_bounds.h"
-#include "lower/page_loops.h"
 #include "lower/simplify_indices.h"
 #include "lower/transpose_copies.h"
 #include "schedule/pipeline.h"
@@ -19,9 +24,125 @@
 #include "te/compile.h"
 
 namespace kf {
+namespace {
+
+// The work bounds of lowering (lower.h, "Bounds"). Passes such as simplify and realize grow
+// faster than linearly in the depth of a loop nest and the size of an expression, so the sizes
+// they receive are bounded before they run, and the clock is read between steps.
+constexpr size_t kMaxScheduleSteps = 1000;
+constexpr size_t kMaxStages = 256;
+constexpr size_t kMaxLoopsPerStage = 32;
+constexpr size_t kMaxSplitsPerStage = 64;
+constexpr double kMaxInlinedNodes = 1e5;
+constexpr double kMaxInlinedHeight = 512;
+
+class Budget {
+ public:
+  explicit Budget(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  // Fails once the deadline has passed; `step` names what was just done.
+  Status check(const std::string& step) const {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (seconds_ > 0 && s > seconds_)
+      return Status::error(
+          fmt::format("lowering ran past its deadline of {:g} s (at {})", seconds_, step));
+    return ok_status();
+  }
+
+ private:
+  double seconds_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+Status check_pipeline_size(const sched::Pipeline& p) {
+  if (p.stages.size() > kMaxStages)
+    return Status::error(fmt::format("the pipeline has {} stages; at most {} are lowered",
+                                     p.stages.size(), kMaxStages));
+  for (const sched::Stage& st : p.stages) {
+    if (st.loops.size() > kMaxLoopsPerStage)
+      return Status::error(fmt::format("stage {} has {} loops; at most {} are lowered", st.name,
+                                       st.loops.size(), kMaxLoopsPerStage));
+    if (st.splits.size() > kMaxSplitsPerStage)
+      return Status::error(fmt::format("stage {} has {} splits and fuses; at most {} are lowered",
+                                       st.name, st.splits.size(), kMaxSplitsPerStage));
+  }
+  return ok_status();
+}
+
+// Upper bounds on an expression's node count and height once the inlined stages it reads are
+// substituted: a read of an inlined stage becomes its body with each index variable replaced by
+// the read's index expression (at most the largest one per node), plus, for a read with `else`,
+// a bounds check per index (each index twice and a few nodes) and the else value.
+struct ExprSize {
+  double nodes = 0, height = 0;
+};
+
+ExprSize inlined_size(const te::Expr& e, const sched::Pipeline& p,
+                      const std::vector<ExprSize>& stage_size) {
+  ExprSize args, largest;
+  for (const te::Expr& a : e.args) {
+    const ExprSize x = inlined_size(a, p, stage_size);
+    args.nodes = std::min(args.nodes + x.nodes, 1e300);
+    args.height = std::max(args.height, x.height);
+    largest.nodes = std::max(largest.nodes, x.nodes);
+  }
+  const int t = e.ref.index;
+  if (e.kind == te::ExprKind::access && e.ref.kind == te::RefKind::stage && t >= 0 &&
+      static_cast<size_t>(t) < stage_size.size() &&
+      p.stages[static_cast<size_t>(t)].compute.kind == sched::ComputeKind::inlined) {
+    const ExprSize& body = stage_size[static_cast<size_t>(t)];
+    double nodes = body.nodes * std::max(1.0, largest.nodes);
+    if (e.has_else) nodes += 2 * args.nodes + 8 * static_cast<double>(e.args.size());
+    return {std::min(nodes, 1e300), body.height + args.height + 3};
+  }
+  return {args.nodes + 1, args.height + 1};
+}
+
+// compute_inline substitutes bodies into their readers: a chain of stages that each read the one
+// before twice doubles at every step. Refused before inline_stages builds it.
+Status check_inlined_size(const sched::Pipeline& p) {
+  std::vector<ExprSize> size;
+  for (const sched::Stage& st : p.stages) {
+    ExprSize total = inlined_size(st.body, p, size);
+    auto add = [&](const te::Expr& e) {
+      const ExprSize x = inlined_size(e, p, size);
+      total = {std::min(total.nodes + x.nodes, 1e300), std::max(total.height, x.height)};
+    };
+    if (st.where) add(*st.where);
+    for (const te::IndexVar& v : st.reduce_vars) {
+      add(v.lo);
+      add(v.hi);
+    }
+    if (total.nodes > kMaxInlinedNodes || total.height > kMaxInlinedHeight)
+      return Status::error(fmt::format(
+          "stage {} would have {:.3g} expression nodes nested {:.0f} deep once the stages it "
+          "reads are inlined; at most {:.0f} nodes and {:.0f} levels are lowered",
+          st.name, total.nodes, total.height, kMaxInlinedNodes, kMaxInlinedHeight));
+    size.push_back(total);
+  }
+  return ok_status();
+}
+
+// apply_schedule, one primitive at a time under the bounds.
+Status apply_bounded(sched::Pipeline& p, const sched::Schedule& schedule, const Budget& budget) {
+  if (schedule.steps.size() > kMaxScheduleSteps)
+    return Status::error(fmt::format("{}: the schedule has {} steps; at most {} are lowered",
+                                     schedule.file, schedule.steps.size(), kMaxScheduleSteps));
+  for (const sched::Primitive& prim : schedule.steps) {
+    const std::string where = schedule.file + ":" + std::to_string(prim.line);
+    Status s = sched::apply_primitive(p, prim);
+    if (s.ok()) s = check_pipeline_size(p);
+    if (s.ok()) s = budget.check("'" + prim.to_string() + "'");
+    if (!s.ok()) return Status::error(where + ": " + s.message());
+  }
+  return ok_status();
+}
+
+}  // namespace
 
 Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
                                 const sched::Schedule& schedule, const LowerOptions& options) {
+  const Budget budget(options.deadline_s);
   auto dump = [&](const std::string& pass, const std::string& text) {
     if (options.dump) options.dump(pass, text);
   };
@@ -31,24 +152,29 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   sched::Pipeline p = sched::make_pipeline(program, task);
   dump("make_pipeline", p.to_string());
+  KF_RETURN_IF_ERROR(check_pipeline_size(p));
 
-  KF_RETURN_IF_ERROR(sched::apply_schedule(p, schedule));
+  KF_RETURN_IF_ERROR(apply_bounded(p, schedule, budget));
   dump("apply_schedule", p.to_string());
 
+  KF_RETURN_IF_ERROR(check_inlined_size(p));
   p = lowering::inline_stages(p);
   dump("inline_stages", p.to_string());
+  KF_RETURN_IF_ERROR(budget.check("inline_stages"));
 
   lowering::RealizeOptions ro;
   ro.lanes_f32 = preferred_lanes(options.target, ir::ScalarKind::f32);
   ro.lanes_f64 = preferred_lanes(options.target, ir::ScalarKind::f64);
   ir::Stmt s = lowering::realize_stages(p, ro);
   dump_ir("realize_stages", s);
+  KF_RETURN_IF_ERROR(budget.check("realize_stages"));
 
   s = lowering::insert_prefetches(s, p, ro.lanes_f32);
   dump_ir("insert_prefetches", s);
 
   s = ir::simplify(s);
   dump_ir("simplify", s);
+  KF_RETURN_IF_ERROR(budget.check("simplify"));
 
   std::set<std::string> paged, dims;
   for (const sched::Stage& st : p.stages)
@@ -69,6 +195,7 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   s = ir::vectorize_loops(s);
   dump_ir("vectorize_loops", s);
+  KF_RETURN_IF_ERROR(budget.check("vectorize_loops"));
 
   s = ir::simplify(s);
   dump_ir("simplify", s);
@@ -78,6 +205,7 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
 
   s = lowering::guards_to_bounds(s);
   dump_ir("guards_to_bounds", s);
+  KF_RETURN_IF_ERROR(budget.check("guards_to_bounds"));
 
   ir::LoweredFunc f{task.function, ir::params_from_task(task), s};
   for (const sched::Stage& st : p.stages)

@@ -22,6 +22,14 @@
 //   guards_to_bounds   a loop whose whole body is a guard on its own variable gets it as bound
 // then codegen_cpp. The default schedule (an empty trace) computes every stage at root, loops in
 // LHS order with reductions innermost, intermediates in heap buffers.
+//
+// Bounds: a schedule is untrusted text (a brain's or a person's), and several passes grow faster
+// than linearly in a nest's depth or an expression's size, so lowering refuses, with an error
+// that names the schedule line or the stage, a schedule of more than 1000 steps, a pipeline of
+// more than 256 stages, a stage with more than 32 loops or 64 splits and fuses, and a stage whose
+// expression would exceed 100000 nodes or 512 levels once compute_inline stages are substituted;
+// it also reads the clock after every primitive and the costly passes and fails past
+// LowerOptions::deadline_s.
 #pragma once
 
 #include <functional>
@@ -41,6 +49,8 @@ struct LowerOptions {
   CodegenTarget target = CodegenTarget::avx512;
   // The debug dump: called after each pass with the pass's name and the IR (or pipeline) text.
   std::function<void(const std::string& pass, const std::string& text)> dump;
+  // Lowering fails once it has run this long (<= 0: no deadline).
+  double deadline_s = 30;
 };
 
 // Fails with "FILE:LINE: ..." when a primitive of the schedule is illegal for this program.

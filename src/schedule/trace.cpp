@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "support/hash.h"
+#include "support/text_scan.h"
 
 namespace kf::sched {
 
@@ -140,7 +141,8 @@ Expected<Primitive> parse_primitive(std::string_view text) {
   if (!syn) {
     std::string known;
     for (const Syntax& s : syntaxes()) known += std::string(known.empty() ? "" : ", ") + s.word;
-    return Status::error("expected a primitive (" + known + "), got '" + words[0] + "'");
+    return Status::error("expected a primitive (" + known + "), got '" + excerpt(words[0]) +
+                         "'");
   }
   const size_t got = words.size() - 1, max = syn->args.size(),
                min = syn->args.size() - static_cast<size_t>(syn->optional);
@@ -161,7 +163,7 @@ Expected<Primitive> parse_primitive(std::string_view text) {
     }
     if (!ok)
       return Status::error("expected " + describe(want) + " as argument " + std::to_string(i) +
-                           " of '" + syn->usage + "', got '" + w + "'");
+                           " of '" + syn->usage + "', got '" + excerpt(w) + "'");
     p.args.push_back(w);
   }
   return p;

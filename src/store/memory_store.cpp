@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "support/json_text.h"
+
 namespace kf {
 namespace {
 
@@ -12,7 +14,7 @@ using json = nlohmann::json;
 
 // What SQLite would give back: the JSON text re-parsed.
 json normalized(const json& j) {
-  return json::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
+  return json::parse(dump_json(j));
 }
 
 std::string now_if_empty(const std::string& t) {

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "store/schema.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -32,7 +33,7 @@ std::string now_if_empty(const std::string& t) {
 
 // JSON as column text. Invalid UTF-8 (a candidate's output, say) becomes U+FFFD, never a throw.
 std::string to_text(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 // Reads the JSON columns of a row; a malformed value (a damaged or hand-edited file) is an

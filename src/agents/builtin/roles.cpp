@@ -8,6 +8,7 @@
 #include "agents/judge.h"
 #include "lower/lower.h"
 #include "schedule/primitives.h"
+#include "support/json_text.h"
 #include "te/compile.h"
 
 namespace kf::agents::builtin {
@@ -39,7 +40,7 @@ std::string recipe_identity(const Recipe& r) {
   for (Step& st : full.steps)
     if (const Strategy* s = find_strategy(st.strategy))
       for (const auto& [n, v] : s->default_knobs()) st.knobs.emplace(n, v);
-  return full.to_json().dump();
+  return dump_json(full.to_json());
 }
 
 }  // namespace
