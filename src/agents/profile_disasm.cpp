@@ -293,12 +293,16 @@ InstructionMix count_instructions(const std::string& objdump_text, const std::st
     return out;
   };
   std::vector<std::string> queue = matching(function);
-  if (queue.empty()) {
-    queue = matching("kf_entry");
+  // Inlined: into the bridge the judge's entry calls (kforge_bind, in the solution's own
+  // translation unit), or into kf_entry where a solution defines its own entry.
+  for (const char* entry : {"kforge_bind", "kf_entry"}) {
+    if (!queue.empty()) break;
+    queue = matching(entry);
     mix.inlined_into_entry = !queue.empty();
   }
   if (queue.empty()) {
-    mix.unavailable = "the disassembly has no function named '" + function + "' (nor kf_entry)";
+    mix.unavailable =
+        "the disassembly has no function named '" + function + "' (nor kforge_bind, kf_entry)";
     return mix;
   }
   std::set<std::string> counted;
