@@ -11,6 +11,7 @@
 #include "harness/machine.h"
 #include "modes/optimize_evidence.h"
 #include "modes/optimize_report.h"
+#include "modes/optimize_resume.h"
 #include "schedule/pipeline.h"
 #include "task/task_identity.h"
 #include "te/compile.h"
@@ -104,9 +105,7 @@ class Loop {
   agents::Judge* judge_ = nullptr;
   MachineInfo machine_;
   std::string machine_id_;
-  // The task folder's identity (task/task_identity.h) and the evaluation keys' task part (the
-  // identity, and the run's id when it measures afresh).
-  std::string task_hash_, task_identity_;
+  std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
   double started_ = 0;
   int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
   int evals_ = 0, reused_ = 0;
@@ -157,8 +156,8 @@ Status Loop::setup() {
     recording_ = std::make_unique<agents::RecordingJudge>(*judge_, o_.record);
     judge_ = recording_.get();
   }
-  // Every evaluation key holds the hash of the task folder's files: a measurement stored for the
-  // task before an edit of any of its fields is never read back for the task after it.
+  // Every evaluation key holds the hash of the task folder's files (task/task_identity.h): a
+  // measurement of the task before an edit of any of its fields is never read back after it.
   task_identity_ = task_hash_;
   if (o_.remeasure) task_identity_ += ":run:" + run_id_;  // keys of this run's own measurements
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
@@ -166,52 +165,25 @@ Status Loop::setup() {
   return {};
 }
 
-// A resumed run replays the loop from its start (optimize.h) and skips the writes it made
-// before. Its attempts were measured for the task as it was then: the run's options hold that
-// task's identity, and a "task_changed" attempt marks each later point where a resume found the
-// folder edited. When the identity still matches, the replay starts after the last such marker.
-// When it does not, nothing stored is reused (every key differs), and the run starts over on the
-// edited task after its stored attempts, marking the change, with a fresh time budget.
+// Replays from the start, skipping the writes made before; starts over after a task edit.
 Status Loop::resume_state() {
-  auto run = store_.get_run(run_id_);
-  if (!run) return run.error();
-  auto a = store_.next_attempt_seq(run_id_);
-  if (!a) return a.error();
-  auto m = store_.next_message_seq(run_id_);
-  if (!m) return m.error();
-  stored_attempts_ = *a - 1;
-  stored_messages_ = *m - 1;
-  auto attempts = store_.attempts(run_id_);
-  if (!attempts) return attempts.error();
-  std::string measured_for = run->options.value("task_identity", std::string());
-  started_ = run->options.value("started_epoch_s", now_s());
-  const AttemptRecord* marker = nullptr;
-  for (const AttemptRecord& r : *attempts)
-    if (r.kind == "task_changed" && r.detail.is_object()) marker = &r;
-  if (marker) {
-    measured_for = marker->detail.value("task_identity", std::string());
-    started_ = marker->detail.value("started_epoch_s", started_);
-  }
-  if (measured_for == task_hash_) {
-    if (marker) {
-      attempt_seq_ = marker->seq;
-      message_seq_ = marker->detail.value("message_seq", 0);
-      journey_.push_back(marker->to_json());
-    }
+  auto p = resume_point(store_, run_id_, task_hash_, now_s());
+  if (!p) return p.error();
+  stored_attempts_ = p->stored_attempts;
+  stored_messages_ = p->stored_messages;
+  attempt_seq_ = p->attempt_seq;
+  message_seq_ = p->message_seq;
+  started_ = p->started_epoch_s;
+  if (!p->task_changed) {
+    if (p->marker) journey_.push_back(p->marker->to_json());
     return {};
   }
   say(fmt::format("the task changed since run {} measured it ({} is {}, was {}): nothing "
                   "measured before is reused, and the run starts over on the task as it is now",
                   run_id_, o_.task_dir.string(), task_hash_,
-                  measured_for.empty() ? "not recorded" : measured_for));
-  attempt_seq_ = stored_attempts_;
-  message_seq_ = stored_messages_;
-  started_ = now_s();
+                  p->measured_for.empty() ? "not recorded" : p->measured_for));
   return attempt_without_evaluation("task_changed", "", "restarted",
-                                    {{"task_identity", task_hash_},
-                                     {"previous_task_identity", measured_for},
-                                     {"message_seq", message_seq_},
-                                     {"started_epoch_s", started_}});
+                                    task_changed_detail(*p, task_hash_));
 }
 
 EvalOptions Loop::eval_options(int threads) const {
@@ -606,56 +578,6 @@ Expected<OptimizeResult> Loop::run() {
 }
 
 }  // namespace
-
-nlohmann::json OptimizeOptions::to_json() const {
-  return {{"task_dir", task_dir.string()}, {"budget_evals", budget_evals},
-          {"budget_time_s", budget_time_s}, {"threads", threads},
-          {"brain", brain},                 {"out_dir", out_dir.string()},
-          {"cxx", cxx},                     {"min_time_s", min_time_s},
-          {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
-          {"tune_budget", tune_budget},     {"final_run", final_run},
-          {"profile", profile},             {"seed", seed},
-          {"stage_times", stage_times},     {"stage_time_s", stage_time_s},
-          {"remeasure", remeasure},
-          {"simulate", simulate},           {"record", record},
-          {"sim_latency_s", sim_latency_s}};
-}
-
-Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("task_dir")) return Status::error("run options: missing task_dir");
-  try {
-    OptimizeOptions o;
-    o.task_dir = j["task_dir"].get<std::string>();
-    o.budget_evals = j.value("budget_evals", o.budget_evals);
-    o.budget_time_s = j.value("budget_time_s", o.budget_time_s);
-    o.threads = j.value("threads", o.threads);
-    o.brain = j.value("brain", o.brain);
-    o.out_dir = j.value("out_dir", std::string());
-    o.cxx = j.value("cxx", o.cxx);
-    o.min_time_s = j.value("min_time_s", o.min_time_s);
-    o.final_min_time_s = j.value("final_min_time_s", o.final_min_time_s);
-    o.stop_fraction = j.value("stop_fraction", o.stop_fraction);
-    o.tune_budget = j.value("tune_budget", o.tune_budget);
-    o.final_run = j.value("final_run", o.final_run);
-    o.profile = j.value("profile", o.profile);
-    // Runs stored before "auto" kept a flag: false was off (a resumed run decides as it did).
-    if (j.contains("stage_times") && j["stage_times"].is_boolean())
-      o.stage_times = j["stage_times"].get<bool>() ? "on" : "off";
-    else
-      o.stage_times = j.value("stage_times", o.stage_times);
-    if (o.stage_times != "auto" && o.stage_times != "on" && o.stage_times != "off")
-      return Status::error("run options: stage_times must be auto, on or off");
-    o.stage_time_s = j.value("stage_time_s", o.stage_time_s);
-    o.remeasure = j.value("remeasure", o.remeasure);
-    o.seed = j.value("seed", o.seed);
-    o.simulate = j.value("simulate", std::string());
-    o.record = j.value("record", std::string());
-    o.sim_latency_s = j.value("sim_latency_s", 0.0);
-    return o;
-  } catch (const nlohmann::json::exception& e) {
-    return Status::error(std::string("run options: ") + e.what());
-  }
-}
 
 Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store) {
   Loop loop(options, store, new_run_id(), false);

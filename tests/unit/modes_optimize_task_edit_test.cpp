@@ -115,18 +115,33 @@ TEST_F(TaskEdit, ABenchShape64TimesLargerIsMeasuredAgainAtTheNewShape) {
 
 class EveryFieldEdit : public TaskEdit, public ::testing::WithParamInterface<Edit> {};
 
-TEST_P(EveryFieldEdit, ANewRunOnTheEditedTaskReusesNothing) {
-  MemoryStore store;
-  auto first = optimize(simulated(original(), "first"), store);
+// One store for every field: the original task's simulated measurement, and the edited tasks'
+// runs (each edit has an identity of its own, so none can see another's).
+MemoryStore& shared_store() {
+  static MemoryStore* store = new MemoryStore;
+  return *store;
+}
+
+TEST_F(TaskEdit, TheUneditedTaskReadsItsSimulatedMeasurementBack) {
+  auto first = optimize(simulated(original(), "first"), shared_store());
   ASSERT_TRUE(first) << first.error().message();
-  auto control = optimize(simulated(original(), "control"), store);
+  auto control = optimize(simulated(original(), "control"), shared_store());
   ASSERT_TRUE(control) << control.error().message();
-  ASSERT_EQ(control->reused, 1) << "the unedited task reads its measurement back";
+  EXPECT_EQ(control->reused, 1);
+}
+
+TEST_P(EveryFieldEdit, ANewRunOnTheEditedTaskReusesNothing) {
+  MemoryStore& store = shared_store();
+  if (*store.count_evaluations() == 0) {
+    auto first = optimize(simulated(original(), "first"), store);
+    ASSERT_TRUE(first) << first.error().message();
+  }
+  ASSERT_GE(*store.count_evaluations(), 1);
 
   const Edit& edit = GetParam();
   const fs::path dir = edited(edit);
   if (HasFatalFailure()) return;
-  auto r = optimize(simulated(dir, "edited"), store);
+  auto r = optimize(simulated(dir, "edited-" + edit.field), store);
   if (edit.changes_candidate) {
     // A new candidate has no stored evaluation and no recorded one: the judge was asked, and
     // had nothing to replay.
