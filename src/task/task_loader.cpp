@@ -16,6 +16,10 @@ namespace kf {
 namespace {
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+constexpr size_t kMaxNames = 64;                         // dims, scalars, derived sizes: each
+constexpr size_t kMaxTensors = 64;                       // inputs, outputs: each
+constexpr size_t kMaxRank = 16;                          // dims of one tensor
+constexpr size_t kMaxTestShapes = 64;
 
 class Loader {
  public:
@@ -51,6 +55,13 @@ class Loader {
                           " (expected one of: " + list + ")");
     }
     return ok_status();
+  }
+
+  // Counts are bounded: loading and judging a task is linear in each and the product of some
+  // (every test shape instantiates every tensor), and no real task comes close.
+  Status at_most(const toml::node* n, size_t count, size_t limit, const std::string& what) const {
+    if (count <= limit) return ok_status();
+    return fail(n, fmt::format("at most {} {} (got {})", limit, what, count));
   }
 
   Expected<std::string> string_at(const toml::node* n, const std::string& key) const {
@@ -243,6 +254,7 @@ class Loader {
     if (!sh) return sh.error();
     auto arr = array_at(*sh, "shape");
     if (!arr) return arr.error();
+    KF_RETURN_IF_ERROR(at_most(*sh, (*arr)->size(), kMaxRank, "dims in a tensor's shape"));
     for (const toml::node& e : **arr) {
       auto f = formula_at(&e, "shape");
       if (!f) return f.error();
@@ -359,6 +371,7 @@ Expected<Task> Loader::load(const std::string& text) {
   if (!dims) return dims.error();
   auto dims_arr = array_at(*dims, "dims");
   if (!dims_arr) return dims_arr.error();
+  KF_RETURN_IF_ERROR(at_most(*dims, (*dims_arr)->size(), kMaxNames, "dims"));
   for (const toml::node& d : **dims_arr) {
     auto s = string_at(&d, "dims");
     if (!s) return s.error();
@@ -368,6 +381,7 @@ Expected<Task> Loader::load(const std::string& text) {
   if (const toml::node* sc = (*sig)->get("scalars")) {
     auto arr = array_at(sc, "scalars");
     if (!arr) return arr.error();
+    KF_RETURN_IF_ERROR(at_most(sc, (*arr)->size(), kMaxNames, "scalars"));
     for (const toml::node& e : **arr) {
       auto t = table_at(&e, "scalars");
       if (!t) return t.error();
@@ -396,6 +410,7 @@ Expected<Task> Loader::load(const std::string& text) {
   if (const toml::node* dn = (*sig)->get("derived")) {
     auto t = table_at(dn, "derived");
     if (!t) return t.error();
+    KF_RETURN_IF_ERROR(at_most(dn, (*t)->size(), kMaxNames, "derived sizes"));
     for (const auto& [k, v] : **t) {
       std::string key(k.str());
       KF_RETURN_IF_ERROR(check_identifier(&v, key, "derived size"));
@@ -411,6 +426,7 @@ Expected<Task> Loader::load(const std::string& text) {
     auto arr = array_at(*n, key);
     if (!arr) return arr.error();
     if ((*arr)->empty()) return fail(*n, std::string("'") + key + "' must not be empty");
+    KF_RETURN_IF_ERROR(at_most(*n, (*arr)->size(), kMaxTensors, key));
     for (const toml::node& e : **arr) {
       auto t = tensor(&e, is_input, task.dtype);
       if (!t) return t.error();
@@ -499,6 +515,7 @@ Expected<Task> Loader::load(const std::string& text) {
   auto tarr = array_at(*tests, "tests");
   if (!tarr) return tarr.error();
   if ((*tarr)->empty()) return fail(*tests, "'tests' must not be empty");
+  KF_RETURN_IF_ERROR(at_most(*tests, (*tarr)->size(), kMaxTestShapes, "test shapes"));
   for (const toml::node& e : **tarr) {
     auto p = shape_point(&e, task);
     if (!p) return p.error();

@@ -5,6 +5,7 @@
 //   apply_binary(Op::div, 7, 2, /*integer=*/false) == 3.5;
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -25,10 +26,12 @@ inline double round_to(DType t, double v) {
       store_from_double(&b, DType::bf16, 0, v);
       return load_as_double(&b, DType::bf16, 0);
     }
+    // Integer casts saturate (NaN gives 0): a float outside the range has no defined
+    // conversion in C++, and the value that x86 happens to give (INT64_MIN) divided by -1 traps.
     case DType::i32:
-      return static_cast<double>(static_cast<int32_t>(std::trunc(v)));
+      return std::isnan(v) ? 0 : std::clamp(std::trunc(v), -0x1p31, 0x1p31 - 1);
     case DType::i64:
-      return static_cast<double>(static_cast<int64_t>(std::trunc(v)));
+      return std::isnan(v) ? 0 : std::clamp(std::trunc(v), -0x1p63, 0x1p63 - 1024);
   }
   KF_CHECK(false) << "unknown dtype";
   return 0;
@@ -87,6 +90,13 @@ inline double round_to(DType t, double v) {
   return 0;
 }
 
+// Whether integer division of a by b can run on int64: both operands well inside int64's range
+// (not NaN). Outside it the conversion is undefined and INT64_MIN / -1 traps (SIGFPE, the
+// judge's death), so such values are divided in double instead.
+[[gnu::always_inline]] inline bool fits_int64_division(double a, double b) {
+  return std::abs(a) < 0x1p62 && std::abs(b) < 0x1p62;
+}
+
 // A two-operand op; `integer` when the result type is i64 (integer / and % truncate).
 [[gnu::always_inline]] inline double apply_binary(Op op, double a, double b, bool integer) {
   switch (op) {
@@ -99,13 +109,16 @@ inline double round_to(DType t, double v) {
     case Op::div:
       if (!integer) return a / b;
       if (b == 0) return 0;  // the interpreter reports integer division by zero before this
+      if (!fits_int64_division(a, b)) return std::trunc(a / b);
       return static_cast<double>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
     case Op::mod:
       if (!integer) return std::fmod(a, b);
       if (b == 0) return 0;
+      if (!fits_int64_division(a, b)) return std::fmod(a, b);
       return static_cast<double>(static_cast<int64_t>(a) % static_cast<int64_t>(b));
     case Op::ceildiv: {
       if (b == 0) return 0;
+      if (!fits_int64_division(a, b)) return std::ceil(a / b);
       const auto x = static_cast<int64_t>(a), y = static_cast<int64_t>(b);
       const int64_t q = x / y;
       return static_cast<double>(q + ((x % y != 0) && ((x < 0) == (y < 0)) ? 1 : 0));

@@ -62,6 +62,9 @@ class Parser {
     ast.file = file_;
     ast.start = peek().loc;
     while (peek().kind != TokenKind::end) {
+      if (ast.statements.size() == kMaxStatements)
+        return error_at(file_, peek().loc,
+                        "a spec has at most " + std::to_string(kMaxStatements) + " statements");
       auto st = statement();
       if (!st) return st.error();
       ast.statements.push_back(std::move(*st));
@@ -89,6 +92,10 @@ class Parser {
   Status expect(TokenKind k, const std::string& what) {
     if (eat(k)) return ok_status();
     return fail(what);
+  }
+  Status too_many(const std::string& what) const {
+    return error_at(file_, peek().loc,
+                    "at most " + std::to_string(kMaxRank) + " " + what + " are allowed");
   }
   Status too_deep() const {
     return error_at(file_, peek().loc,
@@ -125,6 +132,7 @@ class Parser {
         auto d = var_decl("an index variable name");
         if (!d) return d.error();
         st.lhs.push_back(std::move(*d));
+        if (st.lhs.size() > kMaxRank) return too_many("index variables on a left-hand side");
         if (eat(TokenKind::comma)) continue;
         break;
       }
@@ -266,6 +274,7 @@ class Parser {
         if (!idx) return idx;
         children = std::max(children, height_);
         e.args.push_back(std::move(*idx));
+        if (e.args.size() > kMaxRank) return too_many("indices in an access");
         if (!eat(TokenKind::comma)) break;
       }
     }
@@ -386,6 +395,7 @@ class Parser {
       if (!d) return d.error();
       children = std::max(children, height_);  // of its bounds
       e.decls.push_back(std::move(*d));
+      if (e.decls.size() > kMaxRank) return too_many("variables in a reduction");
       if (!eat(TokenKind::comma)) break;
     }
     KF_RETURN_IF_ERROR(

@@ -23,9 +23,11 @@
 //
 // The spec is untrusted text: an expression whose tree is deeper than kMaxExprHeight (nested
 // parentheses, a chain of 1,000 `+`, 300 nested calls) is refused with "the expression nests
-// deeper than 256 levels", so no later stage recurses past that depth.
+// deeper than 256 levels", so no later stage recurses past that depth; so are specs past the
+// size limits below.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,11 @@ namespace kf::te {
 // level; parentheses that add no node count towards the parser's own recursion limit, the same
 // number).
 inline constexpr int kMaxExprHeight = 256;
+// Sizes of a spec the checker and lowering handle in time (several steps are quadratic in them):
+// statements per spec; index variables of a left-hand side, indices of an access and variables of
+// a reduction.
+inline constexpr size_t kMaxStatements = 256;
+inline constexpr size_t kMaxRank = 16;
 
 // `first_line` is the task.toml line of the text's first line (Task::te_line).
 Expected<Ast> parse(std::string_view text, const std::string& file, int first_line);

@@ -324,5 +324,22 @@ TEST(TaskLoaderUntrusted, RandintLoMustBeAnExactInteger) {
   EXPECT_EQ(error_of(ints), "dir/task.toml:10:84: randint: 'lo' must be an integer within +-2^53");
 }
 
+TEST(TaskLoaderUntrusted, CountsAreBounded) {
+  // 20,000 inputs and 5,000 test shapes ran for minutes (every test shape instantiates every
+  // tensor).
+  std::string dims = "\"d0\"";
+  for (int k = 1; k < 70; ++k) dims += ", \"d" + std::to_string(k) + "\"";
+  EXPECT_EQ(error_of(replace(kValid, "dims = [\"M\", \"N\", \"K\"]", "dims = [" + dims + "]")),
+            "dir/task.toml:7:8: at most 64 dims (got 70)");
+  std::string tests;
+  for (int k = 0; k < 65; ++k) tests += "{ M = 1, N = 1, K = 1 }, ";
+  EXPECT_EQ(error_of(replace(kValid, "tests = [ ", "tests = [ " + tests)),
+            "dir/task.toml:16:9: at most 64 test shapes (got 67)");
+  std::string shape = "\"M\"";
+  for (int k = 0; k < 16; ++k) shape += ", \"1\"";
+  EXPECT_EQ(error_of(replace(kValid, "shape = [\"M\", \"N\"]", "shape = [" + shape + "]")),
+            "dir/task.toml:12:50: at most 16 dims in a tensor's shape (got 17)");
+}
+
 }  // namespace
 }  // namespace kf

@@ -252,14 +252,16 @@ TEST(TeInterpreter, EmptyReductionsAndTensors) {
 TEST(TeInterpreter, LogSumExpIsStableAndSkipsMinusInf) {
   // log(e^1000 + e^1000) = 1000 + log 2: no overflow; -inf terms add nothing; an empty range
   // (and an all -inf one) is -inf; prefix rows grow the running maximum several times.
-  expect_near(vec_run("y[i] = logsumexp(j: x[j])\n", {1000, 1000}), {1000 + std::log(2.0), 1000 + std::log(2.0)});
+  expect_near(vec_run("y[i] = logsumexp(j: x[j])\n", {1000, 1000}),
+              {1000 + std::log(2.0), 1000 + std::log(2.0)});
   expect_near(vec_run("y[i] = logsumexp(j: select(j == 0, -inf, x[j]))\n", {5, 0}), {0, 0});
   expect_near(vec_run("y[i] = logsumexp(j in 0..i: x[j])\n", {1, 2, 3}),
               {-kInf, 1, std::log(std::exp(1.0) + std::exp(2.0))});
   expect_near(vec_run("y[i] = logsumexp(j: -inf + x[j] * 0)\n", {1, 2}), {-kInf, -kInf});
   expect_near(vec_run("y[i] = logsumexp(j: select(j == i, inf, x[j]))\n", {1, 2}), {kInf, kInf});
-  expect_near(vec_run("y[i] = logsumexp(j in 0..3: x[j % 2] * (j - 1))\n", {2, 4}),
-              {std::log(std::exp(-2.0) + 1 + std::exp(2.0)), std::log(std::exp(-2.0) + 1 + std::exp(2.0))});
+  expect_near(
+      vec_run("y[i] = logsumexp(j in 0..3: x[j % 2] * (j - 1))\n", {2, 4}),
+      {std::log(std::exp(-2.0) + 1 + std::exp(2.0)), std::log(std::exp(-2.0) + 1 + std::exp(2.0))});
 }
 
 TEST(TeInterpreter, MemoizedSubtreesFollowTheirVariables) {
@@ -316,6 +318,18 @@ TEST(TeInterpreter, GemmSpeed) {
   EXPECT_EQ(out[0][0], 129 * 0.125);
   EXPECT_LT(s, 0.5) << "64x64x129 GEMM took " << s << " s";
   RecordProperty("gemm_64x64x129_seconds", std::to_string(s));
+}
+
+// An i64 cast of a float beyond int64 was undefined (x86 gives INT64_MIN), and INT64_MIN / -1
+// trapped: SIGFPE ended the judge. Casts now saturate and such divisions run in double.
+TEST(TeInterpreter, IntegerCastsSaturateAndHugeDivisionsDoNotTrap) {
+  const double max = 0x1p63 - 1024, min = -0x1p63;  // int64's range, in doubles
+  expect_near(vec_run("y[i] = f64(i64(x[i]))", {-1e19, 1e30, 12.7}), {min, max, 12}, 1e3);
+  const Vec out =
+      vec_run("y[i] = f64(i64(x[i]) / -1) + f64(i64(x[i]) % -1)", {-1e19, -9.3e18, 12, 1e30});
+  expect_near(out, {-min, -min, -12, -max}, 1e12);
+  expect_near(vec_run("y[i] = f64(ceildiv(i64(x[i]), -1))", {-1e19, 7}), {-min, -7}, 1e12);
+  expect_near(vec_run("y[i] = f64(i32(x[i]))", {-1e10, 1e10}), {-2147483648.0, 2147483647.0});
 }
 
 }  // namespace
