@@ -51,7 +51,7 @@ class Loader {
       if (ok) continue;
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      return fail(&v, "unknown key '" + std::string(k.str()) + "' in " + where +
+      return fail(&v, "unknown key '" + excerpt(k.str()) + "' in " + where +
                           " (expected one of: " + list + ")");
     }
     return ok_status();
@@ -65,7 +65,7 @@ class Loader {
   }
 
   Expected<std::string> string_at(const toml::node* n, const std::string& key) const {
-    if (!n->is_string()) return fail(n, "'" + key + "' must be a string");
+    if (!n->is_string()) return fail(n, "'" + excerpt(key) + "' must be a string");
     return n->as_string()->get();
   }
 
@@ -79,8 +79,8 @@ class Loader {
   // check, an infinite bound sizes nothing).
   Expected<double> number_at(const toml::node* n, const std::string& key) const {
     auto v = n->value<double>();
-    if (!v) return fail(n, "'" + key + "' must be a number");
-    if (!std::isfinite(*v)) return fail(n, "'" + key + "' must be a finite number");
+    if (!v) return fail(n, "'" + excerpt(key) + "' must be a number");
+    if (!std::isfinite(*v)) return fail(n, "'" + excerpt(key) + "' must be a finite number");
     return *v;
   }
 
@@ -95,12 +95,12 @@ class Loader {
   }
 
   Expected<const toml::table*> table_at(const toml::node* n, const std::string& key) const {
-    if (!n->is_table()) return fail(n, "'" + key + "' must be a table");
+    if (!n->is_table()) return fail(n, "'" + excerpt(key) + "' must be a table");
     return n->as_table();
   }
 
   Expected<const toml::array*> array_at(const toml::node* n, const std::string& key) const {
-    if (!n->is_array()) return fail(n, "'" + key + "' must be an array");
+    if (!n->is_array()) return fail(n, "'" + excerpt(key) + "' must be an array");
     return n->as_array();
   }
 
@@ -111,7 +111,8 @@ class Loader {
     } else if (n->is_string()) {
       text = n->as_string()->get();
     } else {
-      return fail(n, "'" + key + "' must be a formula (a string such as \"M * K\") or an integer");
+      return fail(
+          n, "'" + excerpt(key) + "' must be a formula (a string such as \"M * K\") or an integer");
     }
     auto f = Formula::parse(text);
     if (!f)
@@ -124,14 +125,15 @@ class Loader {
     auto s = string_at(n, key);
     if (!s) return s.error();
     auto t = parse_dtype(*s);
-    if (!t) return fail(n, "unknown dtype '" + *s + "' (expected f32, f64, bf16, i32 or i64)");
+    if (!t)
+      return fail(n, "unknown dtype '" + excerpt(*s) + "' (expected f32, f64, bf16, i32 or i64)");
     return *t;
   }
 
   Status check_identifier(const toml::node* n, const std::string& s, const std::string& what) {
     bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
     for (char c : s) ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (!ok) return fail(n, what + " '" + s + "' is not a C++ identifier");
+    if (!ok) return fail(n, what + " '" + excerpt(s) + "' is not a C++ identifier");
     if (!names_.insert(s).second) return fail(n, "the name '" + s + "' is declared twice");
     return ok_status();
   }
@@ -151,7 +153,7 @@ class Loader {
     auto it = kinds.find(*kind);
     if (it == kinds.end())
       return fail(tbl.get("kind"),
-                  "unknown distribution '" + *kind +
+                  "unknown distribution '" + excerpt(*kind) +
                       "' (expected normal, uniform, positive, randint, partition, offsets or "
                       "constant)");
     d.kind = it->second;
@@ -164,7 +166,7 @@ class Loader {
     const bool integer_kind =
         d.kind == DistKind::randint || d.kind == DistKind::partition || d.kind == DistKind::offsets;
     if (integer_kind && is_floating(dtype))
-      return fail(n, "distribution '" + *kind + "' needs an integer tensor (i32 or i64)");
+      return fail(n, "distribution '" + excerpt(*kind) + "' needs an integer tensor (i32 or i64)");
     if (!integer_kind && d.kind != DistKind::constant && !is_floating(dtype))
       return fail(n, "an integer tensor needs randint, partition, offsets or constant");
     switch (d.kind) {
@@ -282,7 +284,7 @@ class Loader {
       bool is_scalar = std::any_of(task.scalars.begin(), task.scalars.end(),
                                    [&](const ScalarSpec& s) { return s.name == key; });
       if (!is_dim && !is_scalar)
-        return fail(&v, "'" + key + "' is neither a dim nor a scalar of the signature");
+        return fail(&v, "'" + excerpt(key) + "' is neither a dim nor a scalar of the signature");
       if (is_dim) {
         const std::optional<int64_t> i = v.is_integer() ? v.value<int64_t>() : std::nullopt;
         if (!i || *i < 0 || static_cast<double>(*i) > kMaxExactInteger)
@@ -479,7 +481,7 @@ Expected<Task> Loader::load(const std::string& text) {
   for (const auto& [k, v] : **tol) {
     auto t = parse_dtype(k.str());
     if (!t || !is_floating(*t))
-      return fail(&v, "tolerance key '" + std::string(k.str()) + "' must be f32, f64 or bf16");
+      return fail(&v, "tolerance key '" + excerpt(k.str()) + "' must be f32, f64 or bf16");
     auto tt = table_at(&v, std::string(k.str()));
     if (!tt) return tt.error();
     Tolerance tl;

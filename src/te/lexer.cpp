@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "support/text_scan.h"
+
 namespace kf::te {
 
 Status error_at(const std::string& file, SourceLoc loc, const std::string& message) {
@@ -15,7 +17,7 @@ Status error_at(const std::string& file, SourceLoc loc, const std::string& messa
 
 std::string describe(const Token& t) {
   if (t.kind == TokenKind::end) return "the end of the spec";
-  return "'" + t.text + "'";
+  return "'" + excerpt(t.text) + "'";
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // kforge-fuzz: a seeded mutation fuzzer over kforge's parsers of untrusted text (fuzz_targets.h).
 //
 //   kforge-fuzz --source DIR [--targets task,te,formula,schedule] [--iterations N] [--seed S]
-//               [--max-seconds S] [--slow-ms MS] [--fork] [--save DIR]
+//               [--max-seconds S] [--slow-ms MS] [--fork] [--interpret] [--save DIR]
 //   kforge-fuzz --source DIR --replay FILE...     (FILE under regressions/<target>/)
 //
 // In-process mode (CI) runs N mutations per target from the seeds and stops at the first
@@ -10,7 +10,8 @@
 // it before the process dies). The run is deterministic for a given seed and seed corpus.
 // Fork mode runs every input in a child process with an alarm and a 4 GiB address-space limit
 // and keeps going: it counts findings by kind and saves each failing input, for exploring code
-// that still has bugs. Exit status: 0 when nothing was found, 1 otherwise.
+// that still has bugs. --interpret adds the TE interpreter (the oracle) to the te target; its work
+// is unbounded, so use it with --fork. Exit status: 0 when nothing was found, 1 otherwise.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -42,6 +43,7 @@ struct Options {
   double max_seconds = 1e9;
   double slow_ms = 2000;
   bool fork = false;
+  bool interpret = false;
   std::string save;
   std::vector<std::string> replay;
 };
@@ -120,7 +122,8 @@ std::string run_forked(const Input& in, const Context& ctx, double slow_ms) {
 
 int fuzz(const Options& o) {
   std::cerr << "kforge-fuzz: loading seed tasks from " << o.source << "\n";
-  const Context ctx = load_context(o.source);
+  Context ctx = load_context(o.source);
+  ctx.interpret = o.interpret;
   if (ctx.tasks.empty()) {
     std::cerr << "kforge-fuzz: no seed tasks under " << o.source << "\n";
     return 2;
@@ -192,7 +195,8 @@ int fuzz(const Options& o) {
 }
 
 int replay(const Options& o) {
-  const Context ctx = load_context(o.source);
+  Context ctx = load_context(o.source);
+  ctx.interpret = o.interpret;
   install_crash_handler();
   for (const std::string& f : o.replay) {
     Target t;
@@ -239,6 +243,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->slow_ms = std::stod(next());
     } else if (a == "--fork") {
       o->fork = true;
+    } else if (a == "--interpret") {
+      o->interpret = true;
     } else if (a == "--save") {
       o->save = next();
     } else if (a == "--replay") {
@@ -255,9 +261,10 @@ bool parse_args(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
-    std::cerr << "usage: kforge-fuzz --source DIR [--targets task,te,formula,schedule] "
-                 "[--iterations N] [--seed S] [--max-seconds S] [--slow-ms MS] [--fork] "
-                 "[--save DIR] | --replay FILE...\n";
+    std::cerr
+        << "usage: kforge-fuzz --source DIR [--targets task,te,formula,schedule] "
+           "[--iterations N] [--seed S] [--max-seconds S] [--slow-ms MS] [--fork] [--interpret] "
+           "[--save DIR] | --replay FILE...\n";
     return 2;
   }
   return o.replay.empty() ? fuzz(o) : replay(o);

@@ -102,6 +102,26 @@ bool run_task(const std::string& text) {
   return true;
 }
 
+// The oracle at the first test shape, on inputs 0.5 (floating) or 1 (integer).
+void interpret_at_first_test(const Task& task, const te::Program& program) {
+  auto inst = task.instantiate(task.tests.front());
+  if (!inst) return;
+  std::vector<std::vector<double>> in(task.inputs.size()), out(task.outputs.size());
+  std::vector<const double*> in_ptr;
+  std::vector<double*> out_ptr;
+  for (size_t i = 0; i < task.tensor_count(); ++i)
+    if (inst->elements[i] > kMaxGeneratedElements) return;
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i].assign(inst->elements[i], is_floating(task.inputs[i].dtype) ? 0.5 : 1.0);
+    in_ptr.push_back(in[i].data());
+  }
+  for (size_t o = 0; o < out.size(); ++o) {
+    out[o].assign(inst->elements[task.inputs.size() + o], 0.0);
+    out_ptr.push_back(out[o].data());
+  }
+  (void)te::interpret(program, task, *inst, in_ptr, out_ptr);
+}
+
 bool run_te(const std::string& text, const Context& ctx) {
   std::string_view body;
   const SeedTask* st = task_of(text, ctx, &body);
@@ -114,6 +134,7 @@ bool run_te(const std::string& text, const Context& ctx) {
   if (!program) return true;
   (void)te::to_string(*program);
   lower_and_generate(st->task, *program, {});
+  if (ctx.interpret) interpret_at_first_test(st->task, *program);
   return true;
 }
 

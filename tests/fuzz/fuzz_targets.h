@@ -49,6 +49,10 @@ struct SeedTask {
 struct Context {
   std::map<std::string, SeedTask> tasks;  // by folder name
   std::string first;                      // the default task for te/schedule inputs
+  // te: also run the checked program in the f64 interpreter (the judge's oracle) at the task's
+  // first test shape. Its work is unbounded (a spec chooses its ranges), so this is for runs in
+  // fork mode, where an alarm ends a long input; CI leaves it off.
+  bool interpret = false;
 };
 
 // Loads every seed task of the source tree (bench/jaxbench/*, examples/tasks/*,

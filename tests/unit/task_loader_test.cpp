@@ -341,5 +341,13 @@ TEST(TaskLoaderUntrusted, CountsAreBounded) {
             "dir/task.toml:12:50: at most 16 dims in a tensor's shape (got 17)");
 }
 
+TEST(TaskLoaderUntrusted, LongTextIsQuotedShortly) {
+  const std::string key(100000, 'k');
+  std::string e = error_of(kValid + key + " = 1\n");
+  EXPECT_EQ(e.substr(0, 46), "dir/task.toml:23:100004: unknown key 'kkkkkkkk");
+  EXPECT_NE(e.find(std::string(80, 'k') + "...' in [cost]"), std::string::npos) << e;
+  EXPECT_LT(e.size(), 400u);
+}
+
 }  // namespace
 }  // namespace kf

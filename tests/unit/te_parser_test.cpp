@@ -224,6 +224,13 @@ TEST(TeParserErrors, SizesBeyondTheLimitsAreRefused) {
             "f.toml:10:83: at most 16 indices in an access are allowed");
 }
 
+TEST(TeParserErrors, LongTokensAreQuotedShortly) {
+  const std::string name(100000, 'n');
+  EXPECT_EQ(error_of("y[i] = x[i] " + name),
+            "f.toml:10:13: expected an operator or the end of the line, got '" +
+                std::string(80, 'n') + "...'");
+}
+
 TEST(ParseExpression, WholeTextIsOneExpression) {
   auto e = parse_expression("(H + 2*P - R) / S + 1", "<f>", 1);
   ASSERT_TRUE(e);
