@@ -1,3 +1,4 @@
+#include "support/json_text.h"
 #include "cli/eval_command.h"
 
 #include <fmt/format.h>
@@ -166,10 +167,11 @@ int run_eval(const EvalArgs& a) {
   }
   if (a.json) {
     if (profile)
-      std::cout << nlohmann::json{{"result", r->to_json()}, {"profile", profile->to_json()}}.dump(2)
+      std::cout << dump_json(
+                       nlohmann::json{{"result", r->to_json()}, {"profile", profile->to_json()}}, 2)
                 << "\n";
     else
-      std::cout << r->to_json().dump(2) << "\n";
+      std::cout << dump_json(r->to_json(), 2) << "\n";
   } else {
     print_text(*r);
     if (a.profile && !profile) fmt::print("profile:  none (the candidate was not timed)\n");
