@@ -36,6 +36,10 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
+SlotBuffers worker_buffers(const Worker& w, ShimKind kind) {
+  return {[&w](int slot, size_t tensor) { return w.buffer(slot, tensor); }, kind};
+}
+
 Expected<BenchInputs> BenchInputs::create(const Task& task, const ShapeInstance& shape, int slots,
                                           uint64_t seed) {
   KF_CHECK(slots >= 1);
@@ -63,8 +67,9 @@ Status BenchInputs::draw_base(uint64_t seed) {
       const size_t m = std::max<size_t>(1, n / kPatchShare);
       for (size_t k = 0; k < m; ++k) {
         const size_t e = static_cast<size_t>((x = mix(x)) % n);
-        uint64_t bits = 0, own = 0;
+        uint64_t own = 0;
         std::memcpy(&own, b.inputs.back().data() + e * size, size);
+        uint64_t bits = own;
         for (int tries = 0; tries < 4 && bits == own; ++tries) {
           const size_t from = static_cast<size_t>((x = mix(x)) % n);
           bits = 0;
@@ -87,57 +92,84 @@ bool BenchInputs::has_patches() const {
   return false;
 }
 
-uint64_t BenchInputs::base_bits(int base, size_t i, size_t e) const {
-  const size_t size = dtype_size(task_->inputs[i].dtype);
-  uint64_t bits = 0;
-  std::memcpy(&bits, bases_[static_cast<size_t>(base)].inputs[i].data() + e * size, size);
-  return bits;
+namespace {
+
+// dst[index[k]] = value(k) for every k, in the buffer's own type T.
+template <typename T, typename Value>
+void scatter(void* dst, const std::vector<size_t>& index, Value value) {
+  T* d = static_cast<T*>(dst);
+  for (size_t k = 0; k < index.size(); ++k) {
+    const uint64_t bits = value(k);
+    std::memcpy(&d[index[k]], &bits, sizeof(T));
+  }
 }
 
-void BenchInputs::put(Worker& w, ShimKind kind, int slot, size_t i, size_t e, uint64_t bits) const {
-  const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, kind);
-  if (from == to) {
-    std::memcpy(static_cast<char*>(w.buffer(slot, i)) + e * dtype_size(from), &bits,
-                dtype_size(from));
+}  // namespace
+
+void BenchInputs::apply_patch(const SlotBuffers& buf, int slot, size_t i, int base,
+                              bool patched) const {
+  const Base& b = bases_.at(static_cast<size_t>(base));
+  const Patch& p = b.patches[i];
+  if (p.index.empty()) return;
+  const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, buf.kind);
+  const size_t size = dtype_size(from);
+  const unsigned char* original = b.inputs[i].data();
+  // The value patch element k takes: its patched bits, or the base's own.
+  auto value = [&](size_t k) {
+    if (patched) return p.bits[k];
+    uint64_t bits = 0;
+    std::memcpy(&bits, original + p.index[k] * size, size);
+    return bits;
+  };
+  void* dst = buf.at(slot, i);
+  if (from != to) {  // the oracle's widened copy
+    for (size_t k = 0; k < p.index.size(); ++k) {
+      const uint64_t bits = value(k);
+      store_from_double(dst, to, p.index[k], load_as_double(&bits, from, 0));
+    }
     return;
   }
-  store_from_double(w.buffer(slot, i), to, e, load_as_double(&bits, from, 0));
+  switch (size) {
+    case 1:
+      return scatter<uint8_t>(dst, p.index, value);
+    case 2:
+      return scatter<uint16_t>(dst, p.index, value);
+    case 4:
+      return scatter<uint32_t>(dst, p.index, value);
+    case 8:
+      return scatter<uint64_t>(dst, p.index, value);
+  }
+  KF_CHECK(false) << "no dtype of " << size << " bytes";
 }
 
-void BenchInputs::write(Worker& w, ShimKind kind, int slot, ContentId c) const {
+void BenchInputs::write(const SlotBuffers& to_buf, int slot, ContentId c) const {
   const Base& b = bases_.at(static_cast<size_t>(c.base));
   for (size_t i = 0; i < task_->inputs.size(); ++i) {
-    const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, kind);
+    const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, to_buf.kind);
+    void* dst = to_buf.at(slot, i);
     if (from == to) {
-      std::memcpy(w.buffer(slot, i), b.inputs[i].data(), b.inputs[i].size());
+      std::memcpy(dst, b.inputs[i].data(), b.inputs[i].size());
     } else {
       for (size_t e = 0; e < shape_->elements[i]; ++e)
-        store_from_double(w.buffer(slot, i), to, e, load_as_double(b.inputs[i].data(), from, e));
+        store_from_double(dst, to, e, load_as_double(b.inputs[i].data(), from, e));
     }
-    if (c.variant == 1)
-      for (size_t k = 0; k < b.patches[i].index.size(); ++k)
-        put(w, kind, slot, i, b.patches[i].index[k], b.patches[i].bits[k]);
+    if (c.variant == 1) apply_patch(to_buf, slot, i, c.base, true);
   }
 }
 
-void BenchInputs::switch_content(Worker& w, ShimKind kind, int slot, ContentId from,
+void BenchInputs::switch_content(const SlotBuffers& buf, int slot, ContentId from,
                                  ContentId to) const {
   KF_CHECK(from.base == to.base) << "switch_content changes the variant, not the base";
   if (from.variant == to.variant) return;
-  const Base& b = bases_.at(static_cast<size_t>(to.base));
-  for (size_t i = 0; i < task_->inputs.size(); ++i) {
-    const Patch& p = b.patches[i];
-    for (size_t k = 0; k < p.index.size(); ++k)
-      put(w, kind, slot, i, p.index[k],
-          to.variant == 1 ? p.bits[k] : base_bits(to.base, i, p.index[k]));
-  }
+  for (size_t i = 0; i < task_->inputs.size(); ++i)
+    apply_patch(buf, slot, i, to.base, to.variant == 1);
 }
 
-bool BenchInputs::holds(const Worker& w, ShimKind kind, int slot, ContentId c) const {
+bool BenchInputs::holds(const SlotBuffers& buf, int slot, ContentId c) const {
   const Base& b = bases_.at(static_cast<size_t>(c.base));
   for (size_t i = 0; i < task_->inputs.size(); ++i) {
-    const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, kind);
-    const auto* got = static_cast<const unsigned char*>(w.buffer(slot, i));
+    const DType from = task_->inputs[i].dtype, to = buffer_dtype(*task_, i, buf.kind);
+    const auto* got = static_cast<const unsigned char*>(buf.at(slot, i));
     const Patch& p = b.patches[i];
     if (from != to) continue;  // only the oracle's widened copies, which the judge alone writes
     // Patched elements first (where the variant differs), then everything else.

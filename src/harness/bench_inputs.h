@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "harness/sandbox.h"
@@ -35,6 +36,14 @@
 #include "task/task.h"
 
 namespace kf {
+
+// Where one solution's input buffers are: the address of input `tensor` of slot `slot`, laid out
+// for `kind` (the oracle's floating inputs are f64). A worker's are worker_buffers(w, kind).
+struct SlotBuffers {
+  std::function<void*(int slot, size_t tensor)> at;
+  ShimKind kind = ShimKind::candidate;
+};
+SlotBuffers worker_buffers(const Worker& w, ShimKind kind);
 
 struct ContentId {
   int base = 0;
@@ -62,14 +71,24 @@ class BenchInputs {
   // Whether the patch changes anything (false when every input is structured).
   bool has_patches() const;
 
-  // Writes content `c` into slot `slot` of `w`, whose buffers are laid out for `kind` (the oracle's
-  // floating inputs are f64).
-  void write(Worker& w, ShimKind kind, int slot, ContentId c) const;
-  // Changes slot `slot` of `w` from content `from` to `to` (the same base): rewrites only the
+  // Writes content `c` into slot `slot` of `b`.
+  void write(const SlotBuffers& b, int slot, ContentId c) const;
+  // Changes slot `slot` of `b` from content `from` to `to` (the same base): rewrites only the
   // patched elements.
-  void switch_content(Worker& w, ShimKind kind, int slot, ContentId from, ContentId to) const;
-  // Whether slot `slot` of `w` holds exactly content `c` (the inputs were not modified).
-  bool holds(const Worker& w, ShimKind kind, int slot, ContentId c) const;
+  void switch_content(const SlotBuffers& b, int slot, ContentId from, ContentId to) const;
+  // Whether slot `slot` of `b` holds exactly content `c` (the inputs were not modified). Buffers
+  // of another dtype than the task's (the oracle's) are not compared: only the judge writes them.
+  bool holds(const SlotBuffers& b, int slot, ContentId c) const;
+  // The same, on a worker's buffers.
+  void write(Worker& w, ShimKind kind, int slot, ContentId c) const {
+    write(worker_buffers(w, kind), slot, c);
+  }
+  void switch_content(Worker& w, ShimKind kind, int slot, ContentId from, ContentId to) const {
+    switch_content(worker_buffers(w, kind), slot, from, to);
+  }
+  bool holds(const Worker& w, ShimKind kind, int slot, ContentId c) const {
+    return holds(worker_buffers(w, kind), slot, c);
+  }
 
  private:
   BenchInputs(const Task& task, const ShapeInstance& shape, int slots, uint64_t seed)
@@ -86,9 +105,9 @@ class BenchInputs {
     std::vector<Patch> patches;                      // one per input (empty: not patched)
   };
   Status draw_base(uint64_t seed);
-  // Writes element `e` of input `i` of `w`'s slot from the raw bits of the task's dtype.
-  void put(Worker& w, ShimKind kind, int slot, size_t i, size_t e, uint64_t bits) const;
-  uint64_t base_bits(int base, size_t i, size_t e) const;
+  // Writes the patched elements of input `i` of `buf`'s slot: base `base`'s patch values, or
+  // its own values there (undoing the patch).
+  void apply_patch(const SlotBuffers& buf, int slot, size_t i, int base, bool patched) const;
 
   const Task* task_;
   const ShapeInstance* shape_;

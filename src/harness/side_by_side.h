@@ -16,14 +16,18 @@
 // rotates and alternates (0 1 | 1 0 | 1 0 | 0 1 ... for two), so each solution goes first as often
 // as last and follows each other one equally.
 //
-// Inputs: round r's batch starts at slot (1 + r * reps) % slots (the warm-ups used slot 0), and
-// after a solution's batch every slot it used switches to its other variant (bench_inputs.h): no
-// kernel call reads the bytes its previous call on that slot read.
+// Inputs: an untimed round first calls every solution on the slots the warm-ups did not use (a
+// worker's first call on a slot maps its pages); then round r's batch starts at slot
+// (1 + r * reps) % slots (the warm-ups used slot 0). After a solution's batch every slot it used
+// switches to its other variant (bench_inputs.h): no kernel call reads the bytes its previous
+// call on that slot read.
 //
-// Checks: after each candidate batch, every call's outputs are checked against the oracle's
-// answer for the content that call read, at a sample of elements (check_sample). The candidate's
-// CPU time is read before each of its batches and after it is stopped again: CPU time while it
-// was stopped, or more CPUs busy during its calls than its grant, is a verdict (the evaluator's).
+// Checks: after every batch, every call's outputs are checked against the oracle's answer for the
+// content that call read, at a sample of elements (check_sample); only the candidate's failures
+// count, the others' outputs are read alike so that the judge does the same work after every
+// batch. Likewise every worker's CPU time is read before its batch and after it is stopped
+// again (thread_cpu.h), and only the candidate's is judged: CPU time while it was stopped, or
+// more than its grant during its calls, is a verdict (the evaluator's).
 #pragma once
 
 #include <optional>

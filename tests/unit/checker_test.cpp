@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -101,6 +102,51 @@ TEST(Checker, PoisonLeavesNoValidValue) {
   std::vector<int64_t> i(2, 0);
   poison(i.data(), DType::i64, i.size());
   EXPECT_EQ(i[0], std::numeric_limits<int64_t>::min());
+}
+
+TEST(Checker, PoisonCoversEveryDtype) {
+  std::vector<double> d(3, 0.0);
+  poison(d.data(), DType::f64, d.size());
+  for (double v : d) EXPECT_TRUE(std::isnan(v));
+  std::vector<bf16> b(3, bf16(1.0f));
+  poison(b.data(), DType::bf16, b.size());
+  for (bf16 v : b) EXPECT_TRUE(std::isnan(static_cast<float>(v)));
+  std::vector<int32_t> i(3, 0);
+  poison(i.data(), DType::i32, i.size());
+  for (int32_t v : i) EXPECT_EQ(v, std::numeric_limits<int32_t>::min());
+  std::vector<float> f(5, 1.0f);
+  poison(f.data(), DType::f32, 3);
+  EXPECT_TRUE(std::isnan(f[2]));
+  EXPECT_EQ(f[3], 1.0f) << "only the elements asked for";
+}
+
+TEST(Checker, SampleIndicesAreDistinctAscendingAndInRange) {
+  auto all = sample_indices(5, 10, 1);
+  EXPECT_EQ(all, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  auto some = sample_indices(1000000, 4096, 7);
+  EXPECT_GT(some.size(), 4000u);
+  EXPECT_TRUE(std::is_sorted(some.begin(), some.end()));
+  EXPECT_EQ(std::adjacent_find(some.begin(), some.end()), some.end());
+  EXPECT_LT(some.back(), 1000000u);
+  EXPECT_NE(sample_indices(1000000, 4096, 8), some) << "another seed, other elements";
+}
+
+TEST(Checker, ACheckOfASampleFindsAWrongOrUnwrittenElement) {
+  std::vector<double> want(10000);
+  for (size_t i = 0; i < want.size(); ++i) want[i] = 0.5 * static_cast<double>(i);
+  std::vector<float> got(want.begin(), want.end());
+  const OracleSample s = take_sample(want.data(), sample_indices(want.size(), 10000, 3));
+  EXPECT_EQ(check_sample("y", got.data(), DType::f32, s, {100, 100}, kTol, 1, 64), "");
+  got[4242] += 1.0f;
+  // All of a sample no larger than `count` is checked; a bigger one, `count` of it at a time.
+  EXPECT_NE(check_sample("y", got.data(), DType::f32, s, {100, 100}, kTol, 1, 1 << 20)
+                .find("y[42, 42]: got 2122, expected 2121"),
+            std::string::npos);
+  got[4242] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(check_sample("y", got.data(), DType::f32, s, {100, 100}, kTol, 1, 1 << 20), "");
+  // Elements outside the sample are not looked at.
+  const OracleSample few = take_sample(want.data(), {0, 1, 2});
+  EXPECT_EQ(check_sample("y", got.data(), DType::f32, few, {100, 100}, kTol, 1, 8), "");
 }
 
 TEST(Checker, ElementNames) {

@@ -13,7 +13,8 @@ namespace kf {
 namespace {
 
 Task golden_task() {
-  auto task = load_task(std::filesystem::path(KFORGE_TEST_SOURCE_DIR) / "tests/golden/tasks/f64_layernorm");
+  auto task =
+      load_task(std::filesystem::path(KFORGE_TEST_SOURCE_DIR) / "tests/golden/tasks/f64_layernorm");
   KF_CHECK(task) << task.error().message();
   return *task;
 }

@@ -12,12 +12,11 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agents/strategy.h"
 #include "modes/optimize.h"
@@ -499,7 +498,9 @@ class NearMiss {
   using Timing = std::function<std::pair<double, double>(size_t)>;
   explicit NearMiss(const fs::path& recording, Timing timing = nullptr) {
     if (!timing)
-      timing = [](size_t i) { return i == 0 ? std::pair{10e-3, 10e-3} : std::pair{9.9e-3, 9.9e-3}; };
+      timing = [](size_t i) {
+        return i == 0 ? std::pair{10e-3, 10e-3} : std::pair{9.9e-3, 9.9e-3};
+      };
     auto text = read_file(recording);
     KF_CHECK(text.has_value()) << text.error().message();
     std::istringstream in(*text);
@@ -515,6 +516,11 @@ class NearMiss {
       }
       lines_.push_back(x);
     }
+  }
+  // Whether the recording measured `candidate`.
+  bool has(const std::string& candidate) const {
+    return std::any_of(lines_.begin(), lines_.end(),
+                       [&](const nlohmann::json& x) { return x["candidate"] == candidate; });
   }
   // The recording, plus (when `paired` > 0) the confirmation `label` of `candidate` measured
   // `paired` times faster than the best in one run.
@@ -612,10 +618,13 @@ TEST_F(OptimizeLoop, ABestThatFailsTheFinalRunGivesWayToTheNextFastest) {
   }));
   auto written = read_file(r->out_dir / "best.sched");
   ASSERT_TRUE(written);
-  EXPECT_NE(written->find(r->best.recipe.to_string()), std::string::npos) << "the replacement is written";
+  EXPECT_NE(written->find(r->best.recipe.to_string()), std::string::npos)
+      << "the replacement is written";
   // Two final runs, one per candidate, each in the store once.
   const std::vector<Step> steps = steps_of(s1, r->run_id);
-  EXPECT_EQ(std::count_if(steps.begin(), steps.end(), [](const Step& x) { return x.kind == "final"; }), 2);
+  EXPECT_EQ(
+      std::count_if(steps.begin(), steps.end(), [](const Step& x) { return x.kind == "final"; }),
+      2);
 }
 
 TEST_F(OptimizeLoop, ANearMissIsDecidedByOneRunSideBySideWithTheBest) {
@@ -631,13 +640,15 @@ TEST_F(OptimizeLoop, ANearMissIsDecidedByOneRunSideBySideWithTheBest) {
   MemoryStore s0;
   const OptimizeResult none = run(near.write("near_none"), s0);
   const std::vector<Step> steps = steps_of(s0, none.run_id);
-  auto confirm = std::find_if(steps.begin(), steps.end(), [](const Step& x) { return x.kind == "confirm"; });
+  auto confirm =
+      std::find_if(steps.begin(), steps.end(), [](const Step& x) { return x.kind == "confirm"; });
   ASSERT_NE(confirm, steps.end()) << "a 1% gain is a near miss, measured again";
   ASSERT_GE(confirm - steps.begin(), 1);
   EXPECT_EQ(confirm->candidate, (confirm - 1)->candidate) << "the candidate itself, once";
-  EXPECT_EQ(std::count_if(steps.begin(), steps.end(), [&](const Step& x) {
-              return x.kind == "confirm" && x.candidate == confirm->candidate;
-            }),
+  EXPECT_EQ(std::count_if(steps.begin(), steps.end(),
+                          [&](const Step& x) {
+                            return x.kind == "confirm" && x.candidate == confirm->candidate;
+                          }),
             1)
       << "one paired run, not the best and the candidate one after the other";
   EXPECT_TRUE(none.best.recipe.steps.empty());
@@ -686,6 +697,11 @@ TEST_F(OptimizeLoop, ATuningTrialFasterByTheMedianOnlyIsDecidedSideBySide) {
   if (agents::find_strategy(steps[1].strategy)->knobs.empty())
     GTEST_SKIP() << "the recording's first plan (" << steps[1].strategy << ") has no knobs";
   ASSERT_EQ(steps[2].kind, "tune");
+  // The trial is looked up in the recording by its key. When the real run did not keep its first
+  // plan (on a loaded machine it can measure slower than the naive schedule), it never tuned that
+  // plan, and the recording has no measurement of this trial: the recorded judge calls it a crash.
+  if (!median_only.has(steps[2].candidate))
+    GTEST_SKIP() << "the real run did not tune its first plan: the recording has no trial of it";
   ASSERT_EQ(steps[3].kind, "confirm") << "the trial faster by the median, measured again";
   EXPECT_EQ(steps[3].candidate, steps[2].candidate);
   EXPECT_EQ(none.best.key, steps[1].candidate) << "the pair failed to measure: the best stays";
@@ -957,7 +973,8 @@ TEST(OptimizeSummary, SaysHowCloseTheBestCameToItsToleranceBound) {
   final_run.checks = {check(true, 0.3)};
   r.final_result = final_run;
   nlohmann::json s = optimize_summary(*task, o, r, 1.0, {});
-  EXPECT_DOUBLE_EQ(s["final"]["worst_error_ratio"].get<double>(), 0.35) << "the search's checks count";
+  EXPECT_DOUBLE_EQ(s["final"]["worst_error_ratio"].get<double>(), 0.35)
+      << "the search's checks count";
   std::string text = optimize_summary_text(s);
   EXPECT_NE(text.find("worst element at 0.35 of its tolerance bound\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("thin margin"), std::string::npos) << text;
@@ -967,7 +984,8 @@ TEST(OptimizeSummary, SaysHowCloseTheBestCameToItsToleranceBound) {
   s = optimize_summary(*task, o, r, 1.0, {});
   EXPECT_DOUBLE_EQ(s["final"]["worst_error_ratio"].get<double>(), 0.93);
   text = optimize_summary_text(s);
-  EXPECT_NE(text.find("worst element at 0.93 of its tolerance bound (a thin margin"), std::string::npos)
+  EXPECT_NE(text.find("worst element at 0.93 of its tolerance bound (a thin margin"),
+            std::string::npos)
       << text;
 }
 
