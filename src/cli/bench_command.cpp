@@ -7,9 +7,11 @@
 #include <fstream>
 #include <memory>
 
+#include "cli/cli_output.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
 #include "support/fs.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -153,7 +155,7 @@ int run_bench(const BenchArgs& a) {
         o.time_reference = true;
         o.time_baseline = solution != "baseline";
         o.machine = machine_limits(*machine, a.threads);
-    o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
+        o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
         auto r = evaluate(*task, src->first, o);
         if (!r) {
           row.status = "error";
@@ -169,8 +171,10 @@ int run_bench(const BenchArgs& a) {
     }
   }
   print_table(rows);
-  nlohmann::json out = {{"suite", a.suite}, {"threads", a.threads},
-                        {"machine", machine->to_json()}, {"rows", nlohmann::json::array()}};
+  nlohmann::json out = {{"suite", a.suite},
+                        {"threads", a.threads},
+                        {"machine", machine->to_json()},
+                        {"rows", nlohmann::json::array()}};
   fmt::print("\n");
   for (const auto& solution : a.solutions) {
     nlohmann::json s = summarize(rows, solution);
@@ -185,14 +189,14 @@ int run_bench(const BenchArgs& a) {
     out["summary"].push_back(s);
   }
   for (const Row& r : rows) {
-    nlohmann::json j = {{"task", r.task}, {"solution", r.solution}, {"status", r.status},
-                        {"message", r.message}};
+    nlohmann::json j = {
+        {"task", r.task}, {"solution", r.solution}, {"status", r.status}, {"message", r.message}};
     if (r.result) j["result"] = r.result->to_json();
     out["rows"].push_back(j);
   }
   if (!a.json.empty()) {
-    if (auto st = write_file_atomic(a.json, out.dump(2)); !st.ok()) {
-      fmt::print(stderr, "error: {}\n", st.message());
+    if (auto st = write_file_atomic(a.json, dump_json(out, 2)); !st.ok()) {
+      print_error(st.message());
       return 2;
     }
   }
@@ -209,7 +213,8 @@ void add_bench_command(CLI::App& app) {
                   "reference, baseline, or directories of candidates named after the tasks")
       ->delimiter(',');
   cmd->add_option("--tasks", args->tasks, "Task name prefixes, e.g. 08,12")->delimiter(',');
-  cmd->add_option("--threads,-t", args->threads, "Threads for the kernels")->check(CLI::Range(1, 256));
+  cmd->add_option("--threads,-t", args->threads, "Threads for the kernels")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--min-time", args->min_time, "Measured seconds per solution per task")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--json", args->json, "Write every result to this file");

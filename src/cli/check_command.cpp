@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "harness/task_check.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -70,7 +71,8 @@ std::vector<std::string> lines_of(const std::string& text, size_t max) {
 }
 
 void print_report(const TaskCheckReport& r) {
-  fmt::print("{} {}\n", r.passed() ? "ok  " : "FAIL", r.name.empty() ? r.dir : r.name);
+  fmt::print("{} {}\n", r.passed() ? "ok  " : "FAIL",
+             terminal_text(r.name.empty() ? r.dir : r.name));
   for (const CheckItem& c : r.items) {
     // A message may carry a compiler's log: its first line goes on the check's line.
     std::vector<std::string> message = lines_of(c.message, 16);
@@ -82,11 +84,12 @@ void print_report(const TaskCheckReport& r) {
       line += fmt::format("; {:.3f} s per call{}", t,
                           t < 0.05 || t > 2 ? " (outside the 0.05-2 s target)" : "");
     }
-    fmt::print("{}\n", line);
-    for (size_t i = 1; i < message.size(); ++i) fmt::print("          {}\n", message[i]);
+    fmt::print("{}\n", terminal_text(line));
+    for (size_t i = 1; i < message.size(); ++i)
+      fmt::print("          {}\n", terminal_text(message[i]));
     if (c.status == CheckStatus::fail)
       for (size_t i = 0; i < c.diagnostics.size() && i < 6; ++i)
-        fmt::print("          {}\n", c.diagnostics[i]);
+        fmt::print("          {}\n", terminal_text(c.diagnostics[i]));
   }
   std::fflush(stdout);
 }
@@ -145,7 +148,7 @@ void add_check_command(CLI::App& app) {
       nlohmann::json doc = {{"schema", kCheckSchema},       {"passed", all},  {"seeds", o.seeds},
                             {"bench_seeds", o.bench_seeds}, {"seed", o.seed}, {"tasks", tasks}};
       // Untrusted text (compiler output, a solution's messages) may hold invalid UTF-8.
-      fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", dump_json(doc, 2));
     }
     if (!all) throw CLI::RuntimeError(1);
   });

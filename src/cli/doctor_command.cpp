@@ -11,6 +11,7 @@
 #include "harness/jail.h"
 #include "harness/machine.h"
 #include "support/fs.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -98,7 +99,7 @@ int run_doctor(const DoctorOptions& o) {
     nlohmann::json j = m->to_json();
     j["cache_file"] = cache_file;
     j["sandbox"] = sandbox_json();
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", dump_json(j, 2));
     return 0;
   }
   print_report(*m, cache_file);

@@ -1,4 +1,3 @@
-#include "support/json_text.h"
 #include "cli/eval_command.h"
 
 #include <fmt/format.h>
@@ -7,10 +6,12 @@
 #include <memory>
 
 #include "agents/profiler.h"
+#include "cli/cli_output.h"
 #include "cli/lower_command.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
 #include "support/fs.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -35,8 +36,8 @@ std::string human_time(double s) {
 void print_text(const RunResult& r) {
   fmt::print("task:     {}\n", r.task);
   fmt::print("verdict:  {}\n", verdict_name(r.verdict));
-  fmt::print("          {}\n", r.message);
-  for (const auto& d : r.diagnostics) fmt::print("  - {}\n", d);
+  fmt::print("          {}\n", terminal_text(r.message));
+  for (const auto& d : r.diagnostics) fmt::print("  - {}\n", terminal_text(d));
   fmt::print("compile:  {:.2f} s{} (key {})\n", r.compile.seconds,
              r.compile.cached ? ", cached" : "", r.compile.key.substr(0, 12));
   int passed = 0;
@@ -52,9 +53,10 @@ void print_text(const RunResult& r) {
   if (r.timing) {
     const Timing& t = *r.timing;
     fmt::print("shape:    {}  (threads {})\n", r.shape, r.threads);
-    fmt::print("time:     median {}  min {}  spread {:.1f}%  ({} samples x {} calls, {} input sets)\n",
-               human_time(t.median_s), human_time(t.min_s), 100 * t.spread, t.samples,
-               t.reps_per_sample, t.sets);
+    fmt::print(
+        "time:     median {}  min {}  spread {:.1f}%  ({} samples x {} calls, {} input sets)\n",
+        human_time(t.median_s), human_time(t.min_s), 100 * t.spread, t.samples, t.reps_per_sample,
+        t.sets);
   }
   // Another solution timed in the same run: its times, then the candidate's speedup over it.
   const auto other = [](const std::string& what, const Timing& t, const Speedup& s,
@@ -71,22 +73,24 @@ void print_text(const RunResult& r) {
     fmt::print("note:     timing stopped after {}\n", r.timing->stopped_early);
   if (r.counters) {
     const Counters& c = *r.counters;
-    fmt::print("counters: {:.2f} CPUs busy, {:.0f} minor faults, {:.1f} context switches per call\n",
-               c.cpus_busy, c.minor_faults_per_call, c.context_switches_per_call);
+    fmt::print(
+        "counters: {:.2f} CPUs busy, {:.0f} minor faults, {:.1f} context switches per call\n",
+        c.cpus_busy, c.minor_faults_per_call, c.context_switches_per_call);
   }
   if (r.roofline) {
     const Roofline& f = *r.roofline;
-    fmt::print("perf:     {:.1f} GFLOP/s, {:.1f} GB/s; {}-bound, {:.1f}% of roofline "
-               "({:.0f} GFLOP/s attainable; peak {:.0f} GFLOP/s, {:.0f} GB/s)\n",
-               f.gflops, f.gbps, f.bound, 100 * f.fraction, f.attainable_gflops, f.peak_gflops,
-               f.peak_gbps);
+    fmt::print(
+        "perf:     {:.1f} GFLOP/s, {:.1f} GB/s; {}-bound, {:.1f}% of roofline "
+        "({:.0f} GFLOP/s attainable; peak {:.0f} GFLOP/s, {:.0f} GB/s)\n",
+        f.gflops, f.gbps, f.bound, 100 * f.fraction, f.attainable_gflops, f.peak_gflops,
+        f.peak_gbps);
   }
 }
 
 int run_eval(const EvalArgs& a) {
   auto task = load_task(a.task_dir);
   if (!task) {
-    fmt::print(stderr, "error: {}\n", task.error().message());
+    print_error(task.error().message());
     return 2;
   }
   std::string candidate = a.candidate;
@@ -113,13 +117,13 @@ int run_eval(const EvalArgs& a) {
   std::optional<std::string> schedule;  // the schedule a .sched candidate is generated from
   auto source = read_solution(candidate, &schedule);
   if (!source) {
-    fmt::print(stderr, "error: {}\n", source.error().message());
+    print_error(source.error().message());
     return 2;
   }
   if (!a.rival.empty()) {
     auto rival = read_solution(a.rival, nullptr);
     if (!rival) {
-      fmt::print(stderr, "error: {}\n", rival.error().message());
+      print_error(rival.error().message());
       return 2;
     }
     o.rival_source = *rival;
@@ -134,7 +138,8 @@ int run_eval(const EvalArgs& a) {
   o.run_timeout_s = a.timeout;
   o.compile.cxx = a.cxx;
   o.compile.extra_flags = a.flags;
-  if (!a.quiet && !a.json) o.progress = [](const std::string& s) { fmt::print(stderr, "... {}\n", s); };
+  if (!a.quiet && !a.json)
+    o.progress = [](const std::string& s) { fmt::print(stderr, "... {}\n", s); };
   std::optional<MachineInfo> machine;
   if (o.time) {
     auto m = probe_machine({});
@@ -148,7 +153,7 @@ int run_eval(const EvalArgs& a) {
   }
   auto r = evaluate(*task, *source, o);
   if (!r) {
-    fmt::print(stderr, "error: {}\n", r.error().message());
+    print_error(r.error().message());
     return 2;
   }
   std::optional<agents::Profile> profile;

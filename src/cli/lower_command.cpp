@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "cli/cli_output.h"
 #include "lower/lower.h"
 #include "support/fs.h"
 
@@ -18,19 +19,19 @@ struct LowerArgs {
 int run_lower(const LowerArgs& a) {
   auto task = load_task(a.task_dir);
   if (!task) {
-    fmt::print(stderr, "error: {}\n", task.error().message());
+    print_error(task.error().message());
     return 2;
   }
   sched::Schedule schedule;
   if (!a.schedule.empty()) {
     auto text = read_file(a.schedule);
     if (!text) {
-      fmt::print(stderr, "error: {}\n", text.error().message());
+      print_error(text.error().message());
       return 2;
     }
     auto s = sched::parse_schedule(*text, a.schedule);
     if (!s) {
-      fmt::print(stderr, "error: {}\n", s.error().message());
+      print_error(s.error().message());
       return 2;
     }
     schedule = *s;
@@ -45,7 +46,7 @@ int run_lower(const LowerArgs& a) {
     };
   auto src = generate_kernel(*task, schedule, o);
   if (!src) {
-    fmt::print(stderr, "error: {}\n", src.error().message());
+    print_error(src.error().message());
     return 1;
   }
   if (a.out.empty()) {
@@ -54,7 +55,7 @@ int run_lower(const LowerArgs& a) {
   }
   Status w = write_file_atomic(a.out, *src);
   if (!w.ok()) {
-    fmt::print(stderr, "error: {}\n", w.message());
+    print_error(w.message());
     return 2;
   }
   return 0;
@@ -71,7 +72,8 @@ Expected<std::string> lower_schedule_file(const Task& task, const std::string& p
 
 void add_lower_command(CLI::App& app) {
   auto args = std::make_shared<LowerArgs>();
-  CLI::App* cmd = app.add_subcommand("lower", "Generate C++ for a task from its TE spec and a schedule");
+  CLI::App* cmd =
+      app.add_subcommand("lower", "Generate C++ for a task from its TE spec and a schedule");
   cmd->add_option("task", args->task_dir, "Task directory (task.toml with a [te] spec)")
       ->required()
       ->check(CLI::ExistingDirectory);

@@ -4,9 +4,11 @@
 
 #include <iostream>
 
+#include "cli/cli_output.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
 #include "store/sqlite_store.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -34,11 +36,15 @@ Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
 int run_optimize(const OptimizeArgs& a) {
   auto store = open_store(a.store);
   if (!store) {
-    fmt::print(stderr, "error: {}\n", store.error().message());
+    print_error(store.error().message());
     return 2;
   }
   OptimizeOptions o;
-  if (!a.quiet) o.progress = [](const std::string& s) { fmt::print("{}\n", s); std::fflush(stdout); };
+  if (!a.quiet)
+    o.progress = [](const std::string& s) {
+      fmt::print("{}\n", s);
+      std::fflush(stdout);
+    };
   Expected<OptimizeResult> r = Status::error("no task");
   if (!a.resume.empty()) {
     r = resume_optimize(a.resume, **store, o);
@@ -66,7 +72,7 @@ int run_optimize(const OptimizeArgs& a) {
     r = optimize(o, **store);
   }
   if (!r) {
-    fmt::print(stderr, "error: {}\n", r.error().message());
+    print_error(r.error().message());
     return 2;
   }
   fmt::print("\n{}", optimize_summary_text(r->summary));
@@ -123,12 +129,12 @@ void add_runs_commands(CLI::App& app) {
   runs->callback([store_path] {
     auto store = open_store(*store_path);
     if (!store) {
-      fmt::print(stderr, "error: {}\n", store.error().message());
+      print_error(store.error().message());
       throw CLI::RuntimeError(2);
     }
     auto list = (*store)->list_runs();
     if (!list) {
-      fmt::print(stderr, "error: {}\n", list.error().message());
+      print_error(list.error().message());
       throw CLI::RuntimeError(2);
     }
     fmt::print("{:<24} {:<9} {:<10} {:<36} {:<8} {}\n", "run", "mode", "state", "task", "brain",
@@ -148,16 +154,15 @@ void add_runs_commands(CLI::App& app) {
   cmd->callback([show, json] {
     auto store = open_store(show->second);
     if (!store) {
-      fmt::print(stderr, "error: {}\n", store.error().message());
+      print_error(store.error().message());
       throw CLI::RuntimeError(2);
     }
     auto run = (*store)->get_run(show->first);
     auto attempts = (*store)->attempts(show->first);
     auto messages = (*store)->messages(show->first);
     if (!run || !attempts || !messages) {
-      fmt::print(stderr, "error: {}\n",
-                 !run ? run.error().message()
-                      : (!attempts ? attempts.error().message() : messages.error().message()));
+      print_error(!run ? run.error().message()
+                       : (!attempts ? attempts.error().message() : messages.error().message()));
       throw CLI::RuntimeError(2);
     }
     if (*json) {
@@ -166,7 +171,7 @@ void add_runs_commands(CLI::App& app) {
       for (const auto& a : *attempts) j["attempts"].push_back(a.to_json());
       j["messages"] = nlohmann::json::array();
       for (const auto& m : *messages) j["messages"].push_back(m.to_json());
-      std::cout << j.dump(2) << "\n";
+      std::cout << dump_json(j, 2) << "\n";
       throw CLI::RuntimeError(0);
     }
     fmt::print("run {} ({} on {}, brain {}): {}, created {}, updated {}\n", run->id, run->mode,

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "support/json_text.h"
 #include "support/subprocess.h"
 
 namespace kf {
@@ -261,53 +262,8 @@ std::vector<Diagnostic> parse_diagnostics(std::string_view log) {
 }
 
 std::string valid_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    if (c == 0) {
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    // Length and the allowed range of the second byte (no overlongs, surrogates, > U+10FFFF).
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-      len = 2;
-    else if (c == 0xe0)
-      len = 3, lo = 0xa0;
-    else if (c >= 0xe1 && c <= 0xec)
-      len = 3;
-    else if (c == 0xed)
-      len = 3, hi = 0x9f;
-    else if (c >= 0xee && c <= 0xef)
-      len = 3;
-    else if (c == 0xf0)
-      len = 4, lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3)
-      len = 4;
-    else if (c == 0xf4)
-      len = 4, hi = 0x8f;
-    size_t k = 1;
-    if (len > 0 && i + 1 < n && p[i + 1] >= lo && p[i + 1] <= hi) {
-      k = 2;
-      while (k < len && i + k < n && p[i + k] >= 0x80 && p[i + k] <= 0xbf) ++k;
-    }
-    if (len > 0 && k == len) {
-      out.append(s.substr(i, len));
-    } else {
-      out += "\xef\xbf\xbd";  // U+FFFD for the maximal invalid prefix
-    }
-    i += k;
-  }
+  std::string out = sanitize_utf8(s);
+  std::erase(out, '\0');
   return out;
 }
 

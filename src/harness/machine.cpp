@@ -23,6 +23,7 @@
 
 #include "support/fs.h"
 #include "support/hash.h"
+#include "support/json_text.h"
 #include "support/subprocess.h"
 
 namespace kf {
@@ -612,7 +613,7 @@ Expected<MachineInfo> probe_machine(const ProbeOptions& options) {
   if (!binary) return binary.error();
   KF_RETURN_IF_ERROR(run_probe(*binary, options.seconds, m));
   m.probed_at = iso_now();
-  KF_RETURN_IF_ERROR(write_file_atomic(file, m.to_json().dump(2) + "\n")
+  KF_RETURN_IF_ERROR(write_file_atomic(file, dump_json(m.to_json(), 2) + "\n")
                          .with_context("machine probe: saving the results"));
   return m;
 }

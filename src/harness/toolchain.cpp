@@ -16,6 +16,7 @@
 #include "harness/compiler_jail.h"
 #include "support/fs.h"
 #include "support/hash.h"
+#include "support/json_text.h"
 #include "support/subprocess.h"
 
 namespace kf {
@@ -478,7 +479,7 @@ CompiledObject compile_solution(const std::string& source, const EntryShim& shim
                            {"log", info.log},
                            {"interposed", obj.interposed_symbols},
                            {"diagnostics", diagnostics_json(info.diagnostics)}};
-    (void)write_file_atomic(meta_path, meta.dump());
+    (void)write_file_atomic(meta_path, dump_json(meta));
   }
   return obj;
 }

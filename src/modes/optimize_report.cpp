@@ -1,4 +1,5 @@
 #include "modes/optimize_report.h"
+#include "support/json_text.h"
 
 #include <fmt/format.h>
 
@@ -111,7 +112,7 @@ Status write_optimize_outputs(const Task& task, const OptimizeResult& r) {
   KF_RETURN_IF_ERROR(write("best.cpp", r.best.source));
   KF_RETURN_IF_ERROR(write("best.sched", "# " + task.name + ": " + r.best.recipe.to_string() +
                                              "\n" + r.best.schedule));
-  KF_RETURN_IF_ERROR(write("summary.json", r.summary.dump(2) + "\n"));
+  KF_RETURN_IF_ERROR(write("summary.json", dump_json(r.summary, 2) + "\n"));
   return write("summary.txt", optimize_summary_text(r.summary));
 }
 

@@ -68,4 +68,13 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
+std::string terminal_text(std::string_view s) {
+  std::string out = sanitize_utf8(s);
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) c = '?';
+  }
+  return out;
+}
+
 }  // namespace kf

@@ -25,4 +25,9 @@ bool is_valid_utf8(std::string_view s);
 // Unicode recommends); valid text is returned unchanged.
 std::string sanitize_utf8(std::string_view s);
 
+// `s` made safe to print on a terminal: sanitize_utf8, then every control character but newline
+// and tab (escape sequences start with one) replaced by '?'. For messages that quote untrusted
+// text (a task file, a schedule, a compiler's log).
+std::string terminal_text(std::string_view s);
+
 }  // namespace kf

@@ -20,6 +20,7 @@ constexpr size_t kMaxNames = 64;                         // dims, scalars, deriv
 constexpr size_t kMaxTensors = 64;                       // inputs, outputs: each
 constexpr size_t kMaxRank = 16;                          // dims of one tensor
 constexpr size_t kMaxTestShapes = 64;
+constexpr size_t kMaxIdentifier = 128;  // the longest name
 
 class Loader {
  public:
@@ -134,6 +135,10 @@ class Loader {
     bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
     for (char c : s) ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
     if (!ok) return fail(n, what + " '" + excerpt(s) + "' is not a C++ identifier");
+    // Names are quoted in later messages (and in generated code): keep them bounded.
+    if (s.size() > kMaxIdentifier)
+      return fail(
+          n, fmt::format("{} '{}' is longer than {} characters", what, excerpt(s), kMaxIdentifier));
     if (!names_.insert(s).second) return fail(n, "the name '" + s + "' is declared twice");
     return ok_status();
   }

@@ -82,6 +82,11 @@ Expected<std::vector<Token>> lex(std::string_view text, const std::string& file,
     const size_t start = i;
     if (ident_start(c)) {
       while (i < text.size() && ident_char(text[i])) advance(1);
+      // Names are quoted in later messages: a bounded name keeps every one of them bounded.
+      if (i - start > kMaxIdentifier)
+        return error_at(file, t.loc,
+                        "name '" + excerpt(text.substr(start, i - start)) + "' is longer than " +
+                            std::to_string(kMaxIdentifier) + " characters");
       t.kind = TokenKind::ident;
       t.text = std::string(text.substr(start, i - start));
       out.push_back(std::move(t));
@@ -112,10 +117,10 @@ Expected<std::vector<Token>> lex(std::string_view text, const std::string& file,
       t.value = std::strtod(t.text.c_str(), nullptr);
       // Literals stay finite (`inf` is spelled out) and integers exact in double.
       if (errno == ERANGE || !std::isfinite(t.value))
-        return error_at(file, t.loc, "number '" + t.text + "' is out of range");
+        return error_at(file, t.loc, "number '" + excerpt(t.text) + "' is out of range");
       if (!is_float && t.value > kMaxExactInteger)
         return error_at(file, t.loc,
-                        "integer '" + t.text + "' is larger than 2^53 (9007199254740992)");
+                        "integer '" + excerpt(t.text) + "' is larger than 2^53 (9007199254740992)");
       if (i < text.size() && ident_char(text[i]))
         return error_at(file, {line, col},
                         "expected an operator after the number '" + t.text + "', got '" +

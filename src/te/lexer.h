@@ -56,6 +56,9 @@ struct Token {
 // A short description for messages: "'foo'", "'['", "the end of the spec".
 std::string describe(const Token& t);
 
+// The longest name a spec may use (tensor, variable, function).
+inline constexpr size_t kMaxIdentifier = 128;
+
 Expected<std::vector<Token>> lex(std::string_view text, const std::string& file, int first_line);
 
 // "FILE:LINE:COL: message".

@@ -2,7 +2,6 @@
 // deserves (cases.toml), with diagnostics that say why, and the judge survives all of them.
 // Each case is its own test.
 #include <gtest/gtest.h>
-
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -10,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/run_result.h"
 #include "support/fs.h"
+#include "support/json_text.h"
 #include "support/test_env.h"
 #include "task/task.h"
 
@@ -20,11 +21,13 @@ namespace {
 struct Case {
   std::string file, verdict, message, why;
   std::vector<std::string> also;
-  int threads = 2;  // the thread grant the case is judged with
+  int threads = 2;                // the thread grant the case is judged with
   double compile_timeout_s = 30;  // the compiler's wall-clock limit (compile bombs set it low)
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.file;
+}
 
 // Every manifest in tests/adversarial/ (cases.toml and one per threat class), in name order.
 std::vector<fs::path> manifests() {
@@ -93,13 +96,24 @@ TEST_P(Adversarial, GetsItsVerdict) {
   std::string said = r->message;
   for (const auto& d : r->diagnostics) said += "\n" + d;
   const std::string got(verdict_name(r->verdict));
-  bool acceptable = got == c.verdict || std::find(c.also.begin(), c.also.end(), got) != c.also.end();
+  bool acceptable =
+      got == c.verdict || std::find(c.also.begin(), c.also.end(), got) != c.also.end();
   EXPECT_TRUE(acceptable) << c.file << " (" << c.why << "): expected " << c.verdict << ", got "
-                          << got << "\n" << said;
+                          << got << "\n"
+                          << said;
   if (got == c.verdict && !c.message.empty()) {
     EXPECT_NE(lower(said).find(lower(c.message)), std::string::npos)
-        << c.file << ": the diagnostics should mention '" << c.message << "':\n" << said;
+        << c.file << ": the diagnostics should mention '" << c.message << "':\n"
+        << said;
   }
+  // Whatever the candidate printed or made the compiler say, the result is stored and printed as
+  // JSON: it must dump, be UTF-8 and read back as the same verdict and message.
+  const std::string json = dump_json(r->to_json());
+  EXPECT_TRUE(is_valid_utf8(json));
+  auto back = RunResult::from_json(nlohmann::json::parse(json));
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->verdict, r->verdict);
+  EXPECT_EQ(back->message, sanitize_utf8(r->message));
   if (r->verdict == Verdict::ok) {
     ASSERT_TRUE(r->timing.has_value());
     EXPECT_GT(r->timing->median_s, 0);
@@ -142,7 +156,9 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Adversarial, ::testing::ValuesIn(load_cases()), case_name);
 
-TEST(AdversarialCorpus, HasAtLeastSixteenCases) { EXPECT_GE(load_cases().size(), 16u); }
+TEST(AdversarialCorpus, HasAtLeastSixteenCases) {
+  EXPECT_GE(load_cases().size(), 16u);
+}
 
 }  // namespace
 }  // namespace kf

@@ -1,5 +1,5 @@
 // One edit of each field of a task, applied to a copy of tests/check_tasks/gemv_ok: the tests of
-// the task identity (task_task_identity_test) and of optimize after an edit
+// the task identity (tests/adversarial/stale_task_identity_test) and of optimize after an edit
 // (modes_optimize_task_edit_test) run every one of them.
 #pragma once
 

@@ -227,8 +227,13 @@ TEST(TeParserErrors, SizesBeyondTheLimitsAreRefused) {
 TEST(TeParserErrors, LongTokensAreQuotedShortly) {
   const std::string name(100000, 'n');
   EXPECT_EQ(error_of("y[i] = x[i] " + name),
-            "f.toml:10:13: expected an operator or the end of the line, got '" +
-                std::string(80, 'n') + "...'");
+            "f.toml:10:13: name '" + std::string(80, 'n') + "...' is longer than 128 characters");
+  const std::string number(100000, '9');
+  EXPECT_EQ(error_of("y[i] = x[i] " + number),
+            "f.toml:10:13: number '" + std::string(80, '9') + "...' is out of range");
+  const std::string longest(128, 'n');
+  EXPECT_EQ(printed("y[i] = x[i] + " + longest + "[i]"), "y[i] = (x[i] + " + longest + "[i])\n")
+      << "128 characters are a name";
 }
 
 TEST(ParseExpression, WholeTextIsOneExpression) {
