@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/compiler_jail.h"
 #include "harness/shim.h"
 #include "harness/toolchain.h"
 #include "support/fs.h"
@@ -42,7 +43,7 @@ Expected<std::vector<std::string>> profile_compile_flags(const std::string& sour
   if (!requested) return requested.error();
   std::vector<std::string> flags;
   for (const std::string& f : base_flags())
-    if (f != "-shared" && f.rfind("-Wl,", 0) != 0) flags.push_back(f);
+    if (f != "-shared" && f.rfind("-Wl,", 0) != 0 && f.rfind("-I", 0) != 0) flags.push_back(f);
   flags.insert(flags.end(), requested->begin(), requested->end());
   flags.push_back("-c");
   if (report && !is_clang(cxx))
@@ -68,23 +69,27 @@ ProfileToolOutput run_profile_tools(const Task& task, const std::string& source,
 
   auto flags = profile_compile_flags(source, options.cxx, report);
   if (!flags) return fail_both(flags.error().message());
-  TempDir tmp("kforge-profile");
-  const fs::path src = tmp.path() / "candidate.cpp";
-  const fs::path obj = tmp.path() / "candidate.o";
+  // The candidate's text is compiled, and its object read, in the compiler's jail, as the
+  // judge's own compile is: the profiler sees the same hostile input.
+  auto dir = BuildDir::make();
+  if (!dir) return fail_both(dir.error().message());
+  const fs::path src = (*dir)->path() / "candidate.cpp";
+  const fs::path obj = (*dir)->path() / "candidate.o";
   const std::string full = "#line 1 \"candidate.cpp\"\n" + source +
                            "\n#line 1 \"kforge_entry.cpp\"\n" +
                            entry_shim(task, ShimKind::candidate).bind;
   if (Status st = write_file_atomic(src, full); !st.ok()) return fail_both(st.message());
+  auto include = write_kernel_header((*dir)->path());
+  if (!include) return fail_both(include.error().message());
 
-  std::vector<std::string> argv = {options.cxx};
+  const std::string cxx = resolve_program(options.cxx), objdump = resolve_program(options.objdump);
+  if (!fs::path(cxx).is_absolute()) return fail_both(options.cxx + ": not found");
+  std::vector<std::string> argv = {cxx};
   argv.insert(argv.end(), flags->begin(), flags->end());
-  argv.insert(argv.end(), {src.string(), "-o", obj.string()});
+  argv.insert(argv.end(), {"-I" + include->string(), src.string(), "-o", obj.string()});
   out.command = fmt::format("{}", fmt::join(argv, " "));
-  auto cc = run_process({.argv = argv,
-                         .cwd = tmp.path().string(),
-                         .timeout_s = options.timeout_s,
-                         .max_output = 4 << 20,
-                         .address_space_limit = size_t{3} << 30});
+  const CompilerLimits limits{.timeout_s = options.timeout_s, .max_output = size_t{4} << 20};
+  auto cc = run_compiler(argv, (*dir)->path(), limits);
   if (!cc) return fail_both(fmt::format("cannot run {}: {}", options.cxx, cc.error().message()));
   out.compiler_output = cc->err + cc->out;
   if (!cc->ok())
@@ -94,10 +99,13 @@ ProfileToolOutput run_profile_tools(const Task& task, const std::string& source,
   out.compiled = true;
   if (!options.disassembly) return out;
 
-  auto od = run_process({.argv = {options.objdump, "-d", "-r", "--no-show-raw-insn", "-M", "intel",
-                                  "-C", obj.string()},
-                         .timeout_s = options.timeout_s,
-                         .max_output = 64 << 20});
+  if (!fs::path(objdump).is_absolute()) {
+    out.disassembly_error = options.objdump + ": not found";
+    return out;
+  }
+  auto od = run_compiler(
+      {objdump, "-d", "-r", "--no-show-raw-insn", "-M", "intel", "-C", obj.string()},
+      (*dir)->path(), {.timeout_s = options.timeout_s, .max_output = size_t{64} << 20});
   if (!od) {
     out.disassembly_error = fmt::format("cannot run {}: {}", options.objdump, od.error().message());
     return out;

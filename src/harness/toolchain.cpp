@@ -260,6 +260,12 @@ Expected<std::vector<std::string>> requested_flags(const std::string& source) {
   return flags;
 }
 
+Expected<fs::path> write_kernel_header(const fs::path& build_dir) {
+  const fs::path include = build_dir / "include";
+  KF_RETURN_IF_ERROR(write_file_atomic(include / "kforge" / "kernel.h", kernel_header()));
+  return include;
+}
+
 std::string toolchain_identity(const std::string& cxx) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
@@ -309,7 +315,8 @@ Status write_sources(const fs::path& dir, const std::string& source, const Entry
   std::string unit = "#line 1 \"candidate.cpp\"\n" + source + "\n";
   if (!shim.bind.empty()) unit += "#line 1 \"kforge_bind.cpp\"\n" + shim.bind;
   KF_RETURN_IF_ERROR(write_file_atomic(dir / "candidate.cpp", unit));
-  return write_file_atomic(dir / "include" / "kforge" / "kernel.h", kernel_header());
+  auto include = write_kernel_header(dir);
+  return include ? ok_status() : include.error();
 }
 
 void refuse(CompileInfo& info, Diagnostic d) {

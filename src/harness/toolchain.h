@@ -58,6 +58,10 @@ const std::vector<std::string>& allowed_extra_flags();
 // not on the whitelist.
 Expected<std::vector<std::string>> requested_flags(const std::string& source);
 
+// Writes kforge/kernel.h into `build_dir`/include, the -I directory of a jailed compile (the
+// jail cannot read kforge's own tree); returns that directory.
+Expected<fs::path> write_kernel_header(const fs::path& build_dir);
+
 // Compiles `source` + shim.bind as one translation unit and shim.entry as another, linked into
 // one shared object with -z defs: a missing function or one with other parameter types is a
 // compile error that names the signature expected. Never fails: every problem is in info.
