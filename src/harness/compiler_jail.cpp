@@ -37,11 +37,30 @@ std::vector<std::string> compiler_env(const fs::path& dir, const std::string& pr
   return {"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TMPDIR=" + dir.string()};
 }
 
+std::optional<fs::path> toolchain_prefix(const std::string& program) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(program, ec);
+  if (ec || !real.has_parent_path()) return std::nullopt;
+  for (const char* tree : {"/usr/", "/lib/", "/lib64/"})
+    if (real.string().starts_with(tree)) return std::nullopt;
+  fs::path prefix = real.parent_path();
+  if (prefix.filename() == "bin") prefix = prefix.parent_path();
+  // Never a whole top-level tree of the host (/, /home, /root, /opt): a toolchain installed
+  // straight into one has to be moved under its own directory.
+  if (prefix.empty() || prefix == prefix.root_path() || prefix.parent_path() == prefix.root_path())
+    return std::nullopt;
+  return prefix;
+}
+
 Expected<ProcessResult> run_compiler(const std::vector<std::string>& argv, const fs::path& dir,
                                      const CompilerLimits& limits) {
+  std::vector<fs::path> toolchain;
+  if (!argv.empty())
+    if (auto prefix = toolchain_prefix(argv[0])) toolchain.push_back(*prefix);
   JailSpec spec{.argv = argv,
                 .env = compiler_env(dir, argv.empty() ? "" : argv[0]),
                 .cwd = dir,
+                .read_exec = toolchain,
                 .read_write = {dir},
                 .limits = {.address_space = limits.memory_limit,
                            .cpu_s = limits.timeout_s,

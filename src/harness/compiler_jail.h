@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,12 @@ std::string resolve_program(const std::string& name);
 // The compiler's whole environment: nothing of the judge's; a fixed PATH with the program's own
 // directory first, the C locale (plain ASCII messages) and temporary files in `dir`.
 std::vector<std::string> compiler_env(const fs::path& dir, const std::string& program);
+
+// The directory a toolchain outside the system trees is installed in, which its compile may
+// read and run: /opt/gcc-14 for /opt/gcc-14/bin/g++ (symlinks resolved). None for a program
+// under /usr or /lib (the jail's system trees), or one whose prefix would be a top-level
+// directory of the host.
+std::optional<fs::path> toolchain_prefix(const std::string& program);
 
 // Runs argv (argv[0] absolute) in the jail with `dir` as its working directory and the only
 // place it may write. Fails only when the jail cannot start it (an incomplete sandbox without

@@ -83,12 +83,15 @@ struct Grant {
 
 // What a spec grants: the system trees to read and execute (the dynamic loader is opened for
 // execution, and the compiler driver runs its own programs; the worker's seccomp filter refuses
-// execve itself), its read-only and read-write trees (never executable), and the program.
+// execve itself), its read-only and read-write trees (never executable), a toolchain's prefix
+// (read and execute), and the program.
 std::vector<Grant> grants_of(const JailSpec& spec, uint64_t handled, bool private_shm) {
   std::vector<Grant> out;
   for (const char* tree : kSystemTrees)
     out.push_back({tree, kReadRights | LANDLOCK_ACCESS_FS_EXECUTE});
   for (const auto& p : spec.read_only) out.push_back({p.string(), kReadRights});
+  for (const auto& p : spec.read_exec)
+    out.push_back({p.string(), kReadRights | LANDLOCK_ACCESS_FS_EXECUTE});
   const uint64_t write = handled & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
                                      LANDLOCK_ACCESS_FS_EXECUTE);
   for (const auto& p : spec.read_write) out.push_back({p.string(), write});

@@ -47,6 +47,7 @@ struct JailSpec {
   // mapped here; 1 and 2 likewise.
   std::vector<std::pair<int, int>> fds;
   std::vector<fs::path> read_only;   // trees it may read (beyond the system trees)
+  std::vector<fs::path> read_exec;   // trees it may read and run programs from (a toolchain)
   std::vector<fs::path> read_write;  // trees it may read, create and write in (never execute)
   JailLimits limits;
 };

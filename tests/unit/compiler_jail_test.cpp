@@ -86,5 +86,51 @@ TEST(CompilerJail, ProgramsResolveToAbsolutePaths) {
             "PATH=/opt/cc/bin:/usr/local/bin:/usr/bin:/bin");
 }
 
+// A toolchain installed outside the system trees (/opt/gcc-14/bin/g++): its compile may read and
+// run what is under its prefix, and nothing else there.
+TEST(CompilerJail, AToolchainOutsideTheSystemTreesRunsFromItsPrefix) {
+  EXPECT_EQ(toolchain_prefix(resolve_program("sh")), std::nullopt) << "a system tree already";
+  EXPECT_EQ(toolchain_prefix("/opt/cc"), std::nullopt) << "never a top-level tree";
+  EXPECT_EQ(toolchain_prefix("/no/such/cc"), std::nullopt);
+
+  TempDir tc("kforge-toolchain");
+  fs::permissions(tc.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+  const fs::path bin = tc.path() / "bin", libexec = tc.path() / "libexec";
+  fs::create_directories(bin);
+  fs::create_directories(libexec);
+  // The "driver" (a copy of env) runs a program of its own from its prefix (a copy of cat),
+  // which reads a file there.
+  fs::copy_file(resolve_program("env"), bin / "cc");
+  fs::copy_file(resolve_program("cat"), libexec / "cc1");
+  ASSERT_TRUE(write_file_atomic(libexec / "data.txt", "from the prefix\n").ok());
+  for (const fs::path& p : {libexec / "cc1", bin / "cc", libexec / "data.txt"})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  for (const fs::path& d : {bin, libexec})
+    fs::permissions(d, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  EXPECT_EQ(toolchain_prefix((bin / "cc").string()), fs::canonical(tc.path()));
+
+  auto dir = build_dir();
+  ASSERT_TRUE(dir);
+  auto r = run_compiler(
+      {(bin / "cc").string(), (libexec / "cc1").string(), (libexec / "data.txt").string()},
+      dir->path(), {.timeout_s = 10});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_TRUE(r->ok()) << r->err;
+  EXPECT_EQ(r->out, "from the prefix\n");
+
+  // Beside the prefix, nothing more: a file next to it stays unreadable.
+  TempDir other("kforge-not-toolchain");
+  fs::permissions(other.path(),
+                  fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  ASSERT_TRUE(write_file_atomic(other.path() / "secret", "no").ok());
+  fs::permissions(other.path() / "secret", fs::perms::owner_all | fs::perms::others_read);
+  auto denied = run_compiler({resolve_program("cat"), (other.path() / "secret").string()},
+                             dir->path(), {.timeout_s = 10});
+  ASSERT_TRUE(denied) << denied.error().message();
+  EXPECT_FALSE(denied->ok());
+  EXPECT_EQ(denied->out, "");
+}
+
 }  // namespace
 }  // namespace kf
