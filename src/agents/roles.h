@@ -12,8 +12,8 @@
 #pragma once
 
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,14 +31,14 @@ namespace kf::agents {
 
 // The planner's view of a measurement: the profiler's findings reduced to what rules branch on.
 struct Evidence {
-  std::string bound;        // "compute" or "memory" ("" when not measured)
-  double fraction = 0;      // of the attainable roofline
-  double headroom = 1;      // attainable / achieved
+  std::string bound;    // "compute" or "memory" ("" when not measured)
+  double fraction = 0;  // of the attainable roofline
+  double headroom = 1;  // attainable / achieved
   double gflops = 0, gbps = 0;
-  double cpus_busy = 0;     // CPU time / wall time of the timed calls
+  double cpus_busy = 0;  // CPU time / wall time of the timed calls
   int threads = 1;
-  bool not_vectorized = false;       // compiler report: hot loops missed, or few packed FMAs
-  bool faults_in_hot_path = false;   // page faults per call
+  bool not_vectorized = false;        // compiler report: hot loops missed, or few packed FMAs
+  bool faults_in_hot_path = false;    // page faults per call
   std::vector<std::string> findings;  // sentences for people and LLMs
   // Share of the time per stage computed at the top level (the profiler's instrumented build;
   // empty when not measured). A stage computed inside another's loops counts as that one's.
@@ -116,8 +116,9 @@ enum class TuneScope { newest_step, whole_recipe };
 class Autotuner {
  public:
   virtual ~Autotuner() = default;
+  // `ctx` names the machine and the target the recipe's kernels are generated for.
   virtual Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure, int budget,
-                      TuneScope scope) = 0;
+                      TuneScope scope, const MoveContext& ctx) = 0;
 };
 
 // A brain: one implementation per role.

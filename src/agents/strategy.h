@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "harness/machine.h"
+#include "harness/target.h"
 #include "schedule/pipeline.h"
 #include "schedule/trace.h"
 #include "support/status.h"
@@ -54,6 +55,7 @@ struct MoveGroup {
 struct MoveContext {
   const MachineInfo* machine = nullptr;
   int threads = 1;
+  const Target* target = nullptr;  // what kernels are generated for (nullptr: AVX-512)
 };
 
 using MovesFn = Expected<std::vector<MoveGroup>> (*)(const sched::Pipeline&, const Knobs&,
@@ -62,8 +64,8 @@ using MovesFn = Expected<std::vector<MoveGroup>> (*)(const sched::Pipeline&, con
 enum class StrategyScope { generic, cpu };
 
 struct Strategy {
-  std::string id;           // snake_case, stable: stored in plans and recipes
-  std::string name;         // "Register-block the reduction"
+  std::string id;    // snake_case, stable: stored in plans and recipes
+  std::string name;  // "Register-block the reduction"
   StrategyScope scope = StrategyScope::generic;
   std::string description;  // what it does and why it helps
   std::string evidence;     // what in a profile or a spec suggests it

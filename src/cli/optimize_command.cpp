@@ -19,6 +19,7 @@ struct OptimizeArgs {
   double budget_time = 600;
   int threads = 1;
   std::string brain = "builtin";
+  std::string target;
   std::string simulate, record;
   double sim_latency = 0;
   double min_time = 0.3;
@@ -58,6 +59,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.budget_time_s = a.budget_time;
     o.threads = a.threads;
     o.brain = a.brain;
+    o.target = a.target;
     o.out_dir = a.out;
     o.simulate = a.simulate;
     o.record = a.record;
@@ -94,6 +96,10 @@ void add_optimize_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads,-t", a->threads, "Threads for the kernels")->check(CLI::Range(1, 256));
   cmd->add_option("--brain", a->brain, "Brain for every role")->check(CLI::IsMember({"builtin"}));
+  cmd->add_option("--target", a->target,
+                  "What kernels are generated for: native (the machine's widest), avx512, avx2 or "
+                  "scalar; a target the machine lacks is refused")
+      ->check(CLI::IsMember({"native", "avx512", "avx2", "scalar"}));
   cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
   cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
   cmd->add_option("--simulate", a->simulate,

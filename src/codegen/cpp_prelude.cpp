@@ -153,8 +153,8 @@ std::string CppPrelude::load(Type t, ScalarKind k, bool masked) {
                                     "  for (int l = 0; l < {4}; ++l)\n"
                                     "    if (m[l]) v[l] = {5};\n"
                                     "  return v;\n{8}}}",
-                                    vt, name, st, mt, t.lanes(), elem, isa.include,
-                                    isa.load_open, isa.close));
+                                    vt, name, st, mt, t.lanes(), elem, isa.include, isa.load_open,
+                                    isa.close));
   }
   if (k == ScalarKind::bf16) {
     std::string h = u16_type(t.lanes()), w = u32_type(t.lanes());
@@ -184,8 +184,8 @@ std::string CppPrelude::store(Type t, ScalarKind k, bool masked) {
                                     "{7}"
                                     "  for (int l = 0; l < {4}; ++l)\n"
                                     "    if (m[l]) p[l] = {5};\n{8}}}",
-                                    vt, name, st, mt, t.lanes(), elem, isa.include,
-                                    isa.store_open, isa.close));
+                                    vt, name, st, mt, t.lanes(), elem, isa.include, isa.store_open,
+                                    isa.close));
   }
   if (k == ScalarKind::bf16) {
     std::string h = u16_type(t.lanes()), w = u32_type(t.lanes());
@@ -244,23 +244,25 @@ std::string CppPrelude::transpose_f32(int lanes) {
   if (lanes == 16) {
     guard = "defined(__AVX512F__)";
     bits = 512;
-    place = "  for (int j = 0; j < 4; ++j) {\n"
-            "    __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x44);\n"
-            "    __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xee);\n"
-            "    __m512 w0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x44);\n"
-            "    __m512 w1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xee);\n"
-            "    _mm512_storeu_ps(d + j * ds, _mm512_shuffle_f32x4(v0, w0, 0x88));\n"
-            "    _mm512_storeu_ps(d + (4 + j) * ds, _mm512_shuffle_f32x4(v0, w0, 0xdd));\n"
-            "    _mm512_storeu_ps(d + (8 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));\n"
-            "    _mm512_storeu_ps(d + (12 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));\n"
-            "  }\n";
+    place =
+        "  for (int j = 0; j < 4; ++j) {\n"
+        "    __m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x44);\n"
+        "    __m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xee);\n"
+        "    __m512 w0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x44);\n"
+        "    __m512 w1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xee);\n"
+        "    _mm512_storeu_ps(d + j * ds, _mm512_shuffle_f32x4(v0, w0, 0x88));\n"
+        "    _mm512_storeu_ps(d + (4 + j) * ds, _mm512_shuffle_f32x4(v0, w0, 0xdd));\n"
+        "    _mm512_storeu_ps(d + (8 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));\n"
+        "    _mm512_storeu_ps(d + (12 + j) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));\n"
+        "  }\n";
   } else if (lanes == 8) {
     guard = "defined(__AVX__)";
     bits = 256;
-    place = "  for (int j = 0; j < 4; ++j) {\n"
-            "    _mm256_storeu_ps(d + j * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));\n"
-            "    _mm256_storeu_ps(d + (4 + j) * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));\n"
-            "  }\n";
+    place =
+        "  for (int j = 0; j < 4; ++j) {\n"
+        "    _mm256_storeu_ps(d + j * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x20));\n"
+        "    _mm256_storeu_ps(d + (4 + j) * ds, _mm256_permute2f128_ps(u[j], u[4 + j], 0x31));\n"
+        "  }\n";
   }
   std::string include, isa, close;
   if (bits) {
@@ -284,13 +286,14 @@ std::string CppPrelude::transpose_f32(int lanes) {
         guard, bits, lanes, place);
     close = "#endif\n";
   }
-  return define(name, fmt::format("{0}static inline void {1}(float* d, int64_t ds, const float* s, "
-                                  "int64_t ss) {{\n"
-                                  "{2}"
-                                  "  for (int r = 0; r < {3}; ++r)\n"
-                                  "    for (int c = 0; c < {3}; ++c) d[r * ds + c] = s[c * ss + r];\n"
-                                  "{4}}}",
-                                  include, name, isa, lanes, close));
+  return define(name,
+                fmt::format("{0}static inline void {1}(float* d, int64_t ds, const float* s, "
+                            "int64_t ss) {{\n"
+                            "{2}"
+                            "  for (int r = 0; r < {3}; ++r)\n"
+                            "    for (int c = 0; c < {3}; ++c) d[r * ds + c] = s[c * ss + r];\n"
+                            "{4}}}",
+                            include, name, isa, lanes, close));
 }
 
 std::string CppPrelude::splat(Type t) {
@@ -378,14 +381,14 @@ std::string CppPrelude::min_max(ir::BinOp op, Type t) {
   }
   const std::string plain = fmt::format("  return a {} b ? a : b;\n", is_min ? "<" : ">");
   if (guard.empty()) {
-    return define(name, fmt::format("static inline {0} {1}({0} a, {0} b) {{\n{2}}}", vt, name,
-                                    plain));
+    return define(name,
+                  fmt::format("static inline {0} {1}({0} a, {0} b) {{\n{2}}}", vt, name, plain));
   }
   if (f64) reg += "d";
   // The 512-bit form is the zero-masked one with every lane selected (the same instruction):
   // GCC 12's unmasked _mm512_max_ps passes an undefined source that -Wmaybe-uninitialized flags.
   const std::string insn = fmt::format("{}_{}{}_{}", prefix, bits == 512 ? "maskz_" : "",
-                                     is_min ? "min" : "max", f32 ? "ps" : "pd");
+                                       is_min ? "min" : "max", f32 ? "ps" : "pd");
   const std::string all = bits == 512 ? fmt::format("(__mmask{})-1, ", v.lanes()) : "";
   return define(name, fmt::format("#if {2}\n#include <immintrin.h>\n#endif\n"
                                   "static inline {0} {1}({0} a, {0} b) {{\n"
@@ -511,19 +514,21 @@ namespace {
 std::string exp_poly(const std::string& vt, const std::string& p, const std::string& r,
                      bool approx) {
   if (approx)
-    return fmt::format("  {0} {1} = zero + 4.151392612e-2f;\n"
-                       "  {1} = {1} * {2} + 1.678749632e-1f;\n"
-                       "  {1} = {1} * {2} + 5.000301395e-1f;\n"
-                       "  {1} = {1} * {2} + 9.999668241e-1f;\n"
-                       "  {1} = {1} * {2} + 1.0f;\n",
-                       vt, p, r);
-  return fmt::format("  {0} {1} = zero + 8.31252696909e-3f;\n"
-                     "  {1} = {1} * {2} + 4.18901162526e-2f;\n"
-                     "  {1} = {1} * {2} + 1.6667114452e-1f;\n"
-                     "  {1} = {1} * {2} + 4.99992317621e-1f;\n"
-                     "  {1} = {1} * {2} + 1.0f;\n"
-                     "  {1} = {1} * {2} + 1.0f;\n",
-                     vt, p, r);
+    return fmt::format(
+        "  {0} {1} = zero + 4.151392612e-2f;\n"
+        "  {1} = {1} * {2} + 1.678749632e-1f;\n"
+        "  {1} = {1} * {2} + 5.000301395e-1f;\n"
+        "  {1} = {1} * {2} + 9.999668241e-1f;\n"
+        "  {1} = {1} * {2} + 1.0f;\n",
+        vt, p, r);
+  return fmt::format(
+      "  {0} {1} = zero + 8.31252696909e-3f;\n"
+      "  {1} = {1} * {2} + 4.18901162526e-2f;\n"
+      "  {1} = {1} * {2} + 1.6667114452e-1f;\n"
+      "  {1} = {1} * {2} + 4.99992317621e-1f;\n"
+      "  {1} = {1} * {2} + 1.0f;\n"
+      "  {1} = {1} * {2} + 1.0f;\n",
+      vt, p, r);
 }
 
 // "kf_NAME_fast" for approximate's forms, "kf_NAME" otherwise.
@@ -583,60 +588,58 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t, bool approx) {
   if (fn == MathFn::erf) {
     const std::string max = min_max(ir::BinOp::max, t), min = min_max(ir::BinOp::min, t);
     const std::string name = fn_base("erf", approx) + "_" + suffix(t);
-    return define(name,
-                  fmt::format("static inline {0} {1}({0} x) {{\n"
-                              "  const {0} zero = {{}}, one = zero + 1.0f;\n"
-                              "  const {2} sign = ({2})x & (int32_t)0x80000000;\n"
-                              "  {0} a = ({0})(({2})x & 0x7fffffff);\n"
-                              "  {0} u = x * x;\n"
-                              "  {0} p = zero - 5.63142043834e-4f;\n"
-                              "  p = p * u + 4.91755097804e-3f;\n"
-                              "  p = p * u - 2.67113109135e-2f;\n"
-                              "  p = p * u + 1.12801800974e-1f;\n"
-                              "  p = p * u - 3.76123261847e-1f;\n"
-                              "  p = p * u + 1.12837912249f;\n"
-                              "  {0} small = x * p;\n"
-                              "  {0} ac = {3}(zero + 4.0f, {4}(one, a));\n"
-                              "  {0} s = one / ac;\n"
-                              "  {0} r = zero - 1.66785954601e-2f;\n"
-                              "  r = r * s + 1.15802751195e-1f;\n"
-                              "  r = r * s - 3.45742351773e-1f;\n"
-                              "  r = r * s + 5.67828982429e-1f;\n"
-                              "  r = r * s - 5.01551852e-1f;\n"
-                              "  r = r * s + 4.96125067318e-2f;\n"
-                              "  r = r * s + 5.57979267049e-1f;\n"
-                              "  r = r * s + 3.32929457826e-4f;\n"
-                              "  {0} q = ac * ac;\n"
-                              "  const {0} magic = zero + 12582912.0f;\n"
-                              "  {0} t = q * -1.44269504088896341f + magic;\n"
-                              "  {0} kf = t - magic;\n"
-                              "  {2} k = ({2})t - ({2})magic;\n"
-                              "  {0} w = kf * -0.693359375f - q;\n"
-                              "  w = w - kf * -2.12194440e-4f;\n"
-                              "{5}"
-                              "  e = e * ({0})((k + 127) << 23);\n"
-                              "  {0} big = ({0})(({2})(one - e * r) | sign);\n"
-                              "  return a < one ? small : big;\n}}",
-                              vt, name, it, min, max, exp_poly(vt, "e", "w", approx)));
+    return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
+                                    "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                                    "  const {2} sign = ({2})x & (int32_t)0x80000000;\n"
+                                    "  {0} a = ({0})(({2})x & 0x7fffffff);\n"
+                                    "  {0} u = x * x;\n"
+                                    "  {0} p = zero - 5.63142043834e-4f;\n"
+                                    "  p = p * u + 4.91755097804e-3f;\n"
+                                    "  p = p * u - 2.67113109135e-2f;\n"
+                                    "  p = p * u + 1.12801800974e-1f;\n"
+                                    "  p = p * u - 3.76123261847e-1f;\n"
+                                    "  p = p * u + 1.12837912249f;\n"
+                                    "  {0} small = x * p;\n"
+                                    "  {0} ac = {3}(zero + 4.0f, {4}(one, a));\n"
+                                    "  {0} s = one / ac;\n"
+                                    "  {0} r = zero - 1.66785954601e-2f;\n"
+                                    "  r = r * s + 1.15802751195e-1f;\n"
+                                    "  r = r * s - 3.45742351773e-1f;\n"
+                                    "  r = r * s + 5.67828982429e-1f;\n"
+                                    "  r = r * s - 5.01551852e-1f;\n"
+                                    "  r = r * s + 4.96125067318e-2f;\n"
+                                    "  r = r * s + 5.57979267049e-1f;\n"
+                                    "  r = r * s + 3.32929457826e-4f;\n"
+                                    "  {0} q = ac * ac;\n"
+                                    "  const {0} magic = zero + 12582912.0f;\n"
+                                    "  {0} t = q * -1.44269504088896341f + magic;\n"
+                                    "  {0} kf = t - magic;\n"
+                                    "  {2} k = ({2})t - ({2})magic;\n"
+                                    "  {0} w = kf * -0.693359375f - q;\n"
+                                    "  w = w - kf * -2.12194440e-4f;\n"
+                                    "{5}"
+                                    "  e = e * ({0})((k + 127) << 23);\n"
+                                    "  {0} big = ({0})(({2})(one - e * r) | sign);\n"
+                                    "  return a < one ? small : big;\n}}",
+                                    vt, name, it, min, max, exp_poly(vt, "e", "w", approx)));
   }
   const std::string exp_name = vector_exp_f32(MathFn::exp, t, approx);
   const std::string name = fn_base("tanh", approx) + "_" + suffix(t);
-  return define(name,
-                fmt::format("static inline {0} {1}({0} x) {{\n"
-                            "  const {0} zero = {{}}, one = zero + 1.0f;\n"
-                            "  {0} a = ({0})(({3})x & 0x7fffffff);\n"
-                            "  {0} u = x * x;\n"
-                            "  {0} p = zero - 5.65998662194e-3f;\n"
-                            "  p = p * u + 2.05909859918e-2f;\n"
-                            "  p = p * u - 5.372106722e-2f;\n"
-                            "  p = p * u + 1.33311275252e-1f;\n"
-                            "  p = p * u - 3.33332605264e-1f;\n"
-                            "  p = p * u + 9.99999996075e-1f;\n"
-                            "  {0} small = x * p;\n"
-                            "  {0} big = one - 2.0f / ({2}(a + a) + one);\n"
-                            "  big = ({0})(({3})big | (({3})x & (int32_t)0x80000000));\n"
-                            "  return a < 0.625f ? small : big;\n}}",
-                            vt, name, exp_name, it));
+  return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
+                                  "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                                  "  {0} a = ({0})(({3})x & 0x7fffffff);\n"
+                                  "  {0} u = x * x;\n"
+                                  "  {0} p = zero - 5.65998662194e-3f;\n"
+                                  "  p = p * u + 2.05909859918e-2f;\n"
+                                  "  p = p * u - 5.372106722e-2f;\n"
+                                  "  p = p * u + 1.33311275252e-1f;\n"
+                                  "  p = p * u - 3.33332605264e-1f;\n"
+                                  "  p = p * u + 9.99999996075e-1f;\n"
+                                  "  {0} small = x * p;\n"
+                                  "  {0} big = one - 2.0f / ({2}(a + a) + one);\n"
+                                  "  big = ({0})(({3})big | (({3})x & (int32_t)0x80000000));\n"
+                                  "  return a < 0.625f ? small : big;\n}}",
+                                  vt, name, exp_name, it));
 }
 
 // log on f32 vectors without a libm call per lane: x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
@@ -648,36 +651,35 @@ std::string CppPrelude::vector_erf_tanh_f32(MathFn fn, Type t, bool approx) {
 std::string CppPrelude::vector_log_f32(Type t) {
   const std::string vt = value_type(t), it = mask_type(t.lanes());
   const std::string name = "kf_log_" + suffix(t);
-  return define(name,
-                fmt::format("static inline {0} {1}({0} x) {{\n"
-                            "  const {0} zero = {{}}, one = zero + 1.0f;\n"
-                            "  const {2} tiny = x < 1.17549435e-38f;\n"
-                            "  {0} xs = tiny ? x * 8388608.0f : x;\n"
-                            "  {2} i = ({2})xs;\n"
-                            "  {2} ei = ((i >> 23) & 0xff) - 127 + (tiny & -23);\n"
-                            "  {0} m = ({0})((i & 0x007fffff) | 0x3f800000);\n"
-                            "  const {2} big = m > 1.41421356f;\n"
-                            "  m = big ? m * 0.5f : m;\n"
-                            "  {0} e = __builtin_convertvector(ei - big, {0});\n"
-                            "  {0} f = m - one;\n"
-                            "  {0} z = f * f;\n"
-                            "  {0} y = zero + 7.0376836292e-2f;\n"
-                            "  y = y * f - 1.1514610310e-1f;\n"
-                            "  y = y * f + 1.1676998740e-1f;\n"
-                            "  y = y * f - 1.2420140846e-1f;\n"
-                            "  y = y * f + 1.4249322787e-1f;\n"
-                            "  y = y * f - 1.6668057665e-1f;\n"
-                            "  y = y * f + 2.0000714765e-1f;\n"
-                            "  y = y * f - 2.4999993993e-1f;\n"
-                            "  y = y * f + 3.3333331174e-1f;\n"
-                            "  y = y * f * z;\n"
-                            "  y = y - 2.12194440e-4f * e;\n"
-                            "  y = y - 0.5f * z;\n"
-                            "  {0} r = f + y + 0.693359375f * e;\n"
-                            "  r = x > zero ? r : (x == zero ? zero - __builtin_inff() : "
-                            "zero + __builtin_nanf(\"\"));\n"
-                            "  return x == zero + __builtin_inff() ? x : r;\n}}",
-                            vt, name, it));
+  return define(name, fmt::format("static inline {0} {1}({0} x) {{\n"
+                                  "  const {0} zero = {{}}, one = zero + 1.0f;\n"
+                                  "  const {2} tiny = x < 1.17549435e-38f;\n"
+                                  "  {0} xs = tiny ? x * 8388608.0f : x;\n"
+                                  "  {2} i = ({2})xs;\n"
+                                  "  {2} ei = ((i >> 23) & 0xff) - 127 + (tiny & -23);\n"
+                                  "  {0} m = ({0})((i & 0x007fffff) | 0x3f800000);\n"
+                                  "  const {2} big = m > 1.41421356f;\n"
+                                  "  m = big ? m * 0.5f : m;\n"
+                                  "  {0} e = __builtin_convertvector(ei - big, {0});\n"
+                                  "  {0} f = m - one;\n"
+                                  "  {0} z = f * f;\n"
+                                  "  {0} y = zero + 7.0376836292e-2f;\n"
+                                  "  y = y * f - 1.1514610310e-1f;\n"
+                                  "  y = y * f + 1.1676998740e-1f;\n"
+                                  "  y = y * f - 1.2420140846e-1f;\n"
+                                  "  y = y * f + 1.4249322787e-1f;\n"
+                                  "  y = y * f - 1.6668057665e-1f;\n"
+                                  "  y = y * f + 2.0000714765e-1f;\n"
+                                  "  y = y * f - 2.4999993993e-1f;\n"
+                                  "  y = y * f + 3.3333331174e-1f;\n"
+                                  "  y = y * f * z;\n"
+                                  "  y = y - 2.12194440e-4f * e;\n"
+                                  "  y = y - 0.5f * z;\n"
+                                  "  {0} r = f + y + 0.693359375f * e;\n"
+                                  "  r = x > zero ? r : (x == zero ? zero - __builtin_inff() : "
+                                  "zero + __builtin_nanf(\"\"));\n"
+                                  "  return x == zero + __builtin_inff() ? x : r;\n}}",
+                                  vt, name, it));
 }
 
 std::string CppPrelude::heap_alloc() {
@@ -690,51 +692,60 @@ std::string CppPrelude::heap_alloc() {
 
 std::string CppPrelude::scratch_alloc() {
   uses_heap_ = true;
-  return define("kf_scratch",
-                "// Buffers of whole intermediates persist across calls, one per allocation site\n"
-                "// and thread, grown when a call needs more (a framework's caching allocator does\n"
-                "// the same): a call pays no fresh page faults for its scratch memory.\n"
-                "static inline void* kf_scratch(int slot, int64_t bytes) {\n"
-                "  struct Buffer {\n"
-                "    void* p = nullptr;\n"
-                "    int64_t size = -1;\n"
-                "    ~Buffer() { std::free(p); }\n"
-                "  };\n"
-                "  static thread_local Buffer buffers[" + std::to_string(kScratchSlots) + "];\n"
-                "  Buffer& b = buffers[slot];\n"
-                "  if (bytes > b.size) {\n"
-                "    std::free(b.p);\n"
-                "    b.p = std::aligned_alloc(64, static_cast<size_t>(bytes + 127) / 64 * 64);\n"
-                "    b.size = bytes;\n"
-                "  }\n"
-                "  return b.p;\n}");
+  return define(
+      "kf_scratch",
+      "// Buffers of whole intermediates persist across calls, one per allocation site\n"
+      "// and thread, grown when a call needs more (a framework's caching allocator does\n"
+      "// the same): a call pays no fresh page faults for its scratch memory.\n"
+      "static inline void* kf_scratch(int slot, int64_t bytes) {\n"
+      "  struct Buffer {\n"
+      "    void* p = nullptr;\n"
+      "    int64_t size = -1;\n"
+      "    ~Buffer() { std::free(p); }\n"
+      "  };\n"
+      "  static thread_local Buffer buffers[" +
+          std::to_string(kScratchSlots) +
+          "];\n"
+          "  Buffer& b = buffers[slot];\n"
+          "  if (bytes > b.size) {\n"
+          "    std::free(b.p);\n"
+          "    b.p = std::aligned_alloc(64, static_cast<size_t>(bytes + 127) / 64 * 64);\n"
+          "    b.size = bytes;\n"
+          "  }\n"
+          "  return b.p;\n}");
 }
 
+// A target without the vector width's non-temporal store (AVX2 for 16 lanes) stores normally.
 std::string CppPrelude::stream_store(Type t) {
   KF_CHECK(t.is_vector() && t.kind() == ScalarKind::f32 && (t.lanes() == 8 || t.lanes() == 16))
       << "non-temporal store of " << ir::to_string(t);
   std::string vt = value_type(t);
   std::string name = fmt::format("kf_stream_f32x{}", t.lanes());
   std::string bits = t.lanes() == 16 ? "512" : "256";
-  return define(name, fmt::format("static inline void {1}(float* p, {0} v) {{\n"
-                                  "  if ((reinterpret_cast<uintptr_t>(p) & (sizeof v - 1)) != 0) {{\n"
-                                  "    __builtin_memcpy(p, &v, sizeof v);\n"
-                                  "    return;\n"
-                                  "  }}\n"
-                                  "#if defined(__clang__)\n"
-                                  "  __builtin_nontemporal_store(v, reinterpret_cast<{0}*>(p));\n"
-                                  "#else\n"
-                                  "  __builtin_ia32_movntps{2}(p, v);\n"
-                                  "#endif\n}}",
-                                  vt, name, bits));
+  return define(name,
+                fmt::format("static inline void {1}(float* p, {0} v) {{\n"
+                            "  if ((reinterpret_cast<uintptr_t>(p) & (sizeof v - 1)) != 0) {{\n"
+                            "    __builtin_memcpy(p, &v, sizeof v);\n"
+                            "    return;\n"
+                            "  }}\n"
+                            "#if defined(__clang__)\n"
+                            "  __builtin_nontemporal_store(v, reinterpret_cast<{0}*>(p));\n"
+                            "#elif defined({3})\n"
+                            "  __builtin_ia32_movntps{2}(p, v);\n"
+                            "#else\n"
+                            "  __builtin_memcpy(p, &v, sizeof v);\n"
+                            "#endif\n}}",
+                            vt, name, bits, t.lanes() == 16 ? "__AVX512F__" : "__AVX__"));
 }
 
 std::string CppPrelude::prefetch() {
-  return define("kf_prefetch",
-                "template <typename T>\n"
-                "static inline void kf_prefetch(const T* p, int64_t i) {\n"
-                "  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) +\n"
-                "                                                   static_cast<uintptr_t>(i) * sizeof(T)));\n}");
+  return define(
+      "kf_prefetch",
+      "template <typename T>\n"
+      "static inline void kf_prefetch(const T* p, int64_t i) {\n"
+      "  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) +\n"
+      "                                                   static_cast<uintptr_t>(i) * "
+      "sizeof(T)));\n}");
 }
 
 std::string CppPrelude::num_threads() {

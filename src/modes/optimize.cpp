@@ -79,6 +79,7 @@ class Loop {
     if (o_.progress) o_.progress(line);
   }
   EvalOptions eval_options(int threads) const;
+  agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
   agents::ImplementInput implement_input(const CandidateMsg* best) const;
   Expected<RunResult> final_run();
   // One tuning pass over the best recipe's knobs within `budget` evaluations; true when it
@@ -104,6 +105,7 @@ class Loop {
   std::unique_ptr<agents::RecordingJudge> recording_;
   agents::Judge* judge_ = nullptr;
   MachineInfo machine_;
+  Target target_;  // what the kernels are generated and compiled for
   std::string machine_id_;
   std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
   double started_ = 0;
@@ -129,7 +131,8 @@ Status Loop::setup() {
   task_ = std::move(task->task);
   task_hash_ = task->identity.hash;
   if (task_.te_spec.empty())
-    return Status::error(task_.name + " has no TE spec: the built-in brain needs one to generate "
+    return Status::error(task_.name +
+                         " has no TE spec: the built-in brain needs one to generate "
                          "kernels (the LLM brain, not built yet, will not)");
   auto program = te::compile_spec(task_);
   if (!program) return program.error();
@@ -152,6 +155,9 @@ Status Loop::setup() {
     judge_ = recorded_.get();
     machine_id_ = "simulated:" + machine_.fingerprint;
   }
+  auto target = target_named(o_.target, machine_);
+  if (!target) return target.error();
+  target_ = *target;
   if (!o_.record.empty()) {
     recording_ = std::make_unique<agents::RecordingJudge>(*judge_, o_.record);
     judge_ = recording_.get();
@@ -178,7 +184,8 @@ Status Loop::resume_state() {
     if (p->marker) journey_.push_back(p->marker->to_json());
     return {};
   }
-  say(fmt::format("the task changed since run {} measured it ({} is {}, was {}): nothing "
+  say(
+      fmt::format("the task changed since run {} measured it ({} is {}, was {}): nothing "
                   "measured before is reused, and the run starts over on the task as it is now",
                   run_id_, o_.task_dir.string(), task_hash_,
                   p->measured_for.empty() ? "not recorded" : p->measured_for));
@@ -202,6 +209,7 @@ EvalOptions Loop::eval_options(int threads) const {
     e.stop_slower_than_s = kNearMiss * best_result_.timing->min_s;
   }
   e.compile.cxx = o_.cxx;
+  e.compile.extra_flags = target_.compile_flags;
   e.machine = machine_limits(machine_, threads);
   if (o_.simulate.empty()) e.remeasure = remeasure_machine(threads, o_.cxx);
   return e;
@@ -212,8 +220,9 @@ agents::ImplementInput Loop::implement_input(const CandidateMsg* best) const {
   in.task = &task_;
   in.base = &*base_;
   in.best = best;
-  in.ctx = {&machine_, o_.threads};
+  in.ctx = move_context();
   in.compile.cxx = o_.cxx;
+  in.compile.extra_flags = target_.compile_flags;
   return in;
 }
 
@@ -246,7 +255,8 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
     }
     return t->timing->min_s;
   };
-  brain_.autotuner->tune(best_.recipe, best_result_.timing->min_s, fn, budget, scope);
+  brain_.autotuner->tune(best_.recipe, best_result_.timing->min_s, fn, budget, scope,
+                         move_context());
   if (failure) return *failure;
   // The tuner decides by minimum times; a setting clearly faster by the median whose minimum
   // was not (the best's minimum a lucky sample, or this one's timing disturbed) is measured
@@ -269,24 +279,38 @@ Status Loop::message(const std::string& from, const std::string& to, const std::
                      const nlohmann::json& body) {
   const int seq = ++message_seq_;
   if (seq <= stored_messages_) return {};  // written before the interruption
-  return store_.put_message({.run_id = run_id_, .seq = seq, .from_role = from, .to_role = to,
-                             .type = type, .body = body});
+  return store_.put_message({.run_id = run_id_,
+                             .seq = seq,
+                             .from_role = from,
+                             .to_role = to,
+                             .type = type,
+                             .body = body});
 }
 
 Status Loop::attempt_without_evaluation(const std::string& kind, const std::string& strategy,
                                         const std::string& verdict, const nlohmann::json& detail) {
   const int seq = ++attempt_seq_;
-  journey_.push_back({{"seq", seq}, {"kind", kind}, {"strategy", strategy}, {"verdict", verdict},
+  journey_.push_back({{"seq", seq},
+                      {"kind", kind},
+                      {"strategy", strategy},
+                      {"verdict", verdict},
                       {"detail", detail}});
   if (seq <= stored_attempts_) return {};
-  return store_.put_attempt({.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
-                             .verdict = verdict, .detail = detail});
+  return store_.put_attempt({.run_id = run_id_,
+                             .seq = seq,
+                             .kind = kind,
+                             .strategy = strategy,
+                             .verdict = verdict,
+                             .detail = detail});
 }
 
 Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
                                   const std::string& strategy, const CandidateMsg* rival) {
   KF_RETURN_IF_ERROR(store_.put_candidate(
-      {.key = c.key, .source = c.source, .schedule = c.schedule, .knobs = c.recipe.to_json(),
+      {.key = c.key,
+       .source = c.source,
+       .schedule = c.schedule,
+       .knobs = c.recipe.to_json(),
        .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", brain_.name}}}));
   // A final or confirming measurement is a measurement of its own, never the stored one again
   // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
@@ -329,12 +353,19 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   const double median = r.timing ? r.timing->median_s : 0;
   const double speedup = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0;
   const int seq = ++attempt_seq_;
-  AttemptRecord a{.run_id = run_id_, .seq = seq, .kind = kind, .strategy = strategy,
-                  .candidate_key = c.key, .evaluation_key = ekey,
-                  .verdict = std::string(verdict_name(r.verdict)), .median_s = median,
+  AttemptRecord a{.run_id = run_id_,
+                  .seq = seq,
+                  .kind = kind,
+                  .strategy = strategy,
+                  .candidate_key = c.key,
+                  .evaluation_key = ekey,
+                  .verdict = std::string(verdict_name(r.verdict)),
+                  .median_s = median,
                   .speedup = speedup,
-                  .detail = {{"origin", c.origin}, {"recipe", c.recipe.to_string()},
-                             {"message", r.message}, {"reused", !fresh},
+                  .detail = {{"origin", c.origin},
+                             {"recipe", c.recipe.to_string()},
+                             {"message", r.message},
+                             {"reused", !fresh},
                              {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
   if (r.rival_timing)
     a.detail["vs_best"] = {{"median", r.vs_rival.median}, {"min", r.vs_rival.min}};
@@ -347,10 +378,15 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   }
   if (seq > stored_attempts_) {
     if (fresh) {
-      EvaluationRecord ev{.key = ekey, .candidate_key = c.key, .task = task_.name,
-                          .machine = machine_id_, .threads = c.threads,
-                          .verdict = a.verdict, .median_s = median,
-                          .min_s = r.timing ? r.timing->min_s : 0, .result = r.to_json()};
+      EvaluationRecord ev{.key = ekey,
+                          .candidate_key = c.key,
+                          .task = task_.name,
+                          .machine = machine_id_,
+                          .threads = c.threads,
+                          .verdict = a.verdict,
+                          .median_s = median,
+                          .min_s = r.timing ? r.timing->min_s : 0,
+                          .result = r.to_json()};
       KF_RETURN_IF_ERROR(store_.record_evaluation(ev, a));
     } else {
       KF_RETURN_IF_ERROR(store_.put_attempt(a));
@@ -376,9 +412,12 @@ Expected<OptimizeResult> Loop::run() {
     nlohmann::json opts = o_.to_json();
     opts["started_epoch_s"] = started_;
     opts["task_identity"] = task_hash_;
-    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_, .task_dir = o_.task_dir.string(),
-                                          .task_name = task_.name, .mode = "optimize",
-                                          .brain = brain_.name, .options = opts}));
+    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
+                                          .task_dir = o_.task_dir.string(),
+                                          .task_name = task_.name,
+                                          .mode = "optimize",
+                                          .brain = brain_.name,
+                                          .options = opts}));
   }
   say(fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)", run_id_,
                   task_.name, o_.threads, o_.budget_evals, o_.budget_time_s));
@@ -408,7 +447,7 @@ Expected<OptimizeResult> Loop::run() {
   bool tune_pending = false;  // the newest accepted step's knobs are not tuned yet
   std::string stop_reason = "budget spent";
   while (budget_left()) {
-    auto pipeline = agents::builtin::pipeline_of(*base_, best_.recipe, {&machine_, o_.threads});
+    auto pipeline = agents::builtin::pipeline_of(*base_, best_.recipe, move_context());
     if (!pipeline) return pipeline.error().with_context("replaying the best recipe (a kforge bug)");
     agents::PlanInput pi;
     pi.task = &task_;
@@ -417,15 +456,16 @@ Expected<OptimizeResult> Loop::run() {
     pi.base = &*base_;
     pi.evidence = evidence_cache.get(task_, best_, best_result_, *pipeline, machine_, o_);
     pi.tried = tried;
-    pi.ctx = {&machine_, o_.threads};
+    pi.ctx = move_context();
     pi.stop_fraction = o_.stop_fraction;
     KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
     agents::Plan plan = brain_.planner->plan(pi);
     KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
     if (tune_pending && plan.strategy != "stop" && plan.expected_speedup < kTuneWhenBelow) {
       tune_pending = false;
-      say(fmt::format("  the best remaining plan expects ~{:.2f}x: tuning the newest step's knobs first",
-                      plan.expected_speedup));
+      say(fmt::format(
+          "  the best remaining plan expects ~{:.2f}x: tuning the newest step's knobs first",
+          plan.expected_speedup));
       auto tuned = tune_newest_step();
       if (!tuned) return tuned.error();
       if (*tuned) {
@@ -475,7 +515,8 @@ Expected<OptimizeResult> Loop::run() {
             std::string(verdict_name(r->verdict)) + ": " + r->message);
       bool repaired = false;
       if (d.repaired && budget_left()) {
-        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_), "debugger:" + plan.strategy);
+        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_),
+                                              "debugger:" + plan.strategy);
         if (c2) {
           auto r2 = measure(*c2, "debug", plan.strategy);
           if (!r2) return r2.error();
@@ -554,7 +595,8 @@ Expected<OptimizeResult> Loop::run() {
       for (const auto& [key, p] : passed_)
         if (!failed.count(key) && (!next || p.median_s < next->median_s)) next = &p;
       if (!next) break;
-      say(fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
+      say(
+          fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
                       "that passed, {}, takes its place",
                       best_.recipe.to_string(), f->message, next->candidate.recipe.to_string()));
       out.final_failures.push_back({{"key", best_.key},
@@ -588,7 +630,8 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
                                          const OptimizeOptions& overrides) {
   auto run = store.get_run(run_id);
   if (!run) return run.error();
-  if (run->mode != "optimize") return Status::error("run " + run_id + " is a " + run->mode + " run");
+  if (run->mode != "optimize")
+    return Status::error("run " + run_id + " is a " + run->mode + " run");
   if (run->state == "finished") return Status::error("run " + run_id + " has finished already");
   auto o = OptimizeOptions::from_json(run->options);
   if (!o) return o.error();

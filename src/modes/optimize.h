@@ -39,21 +39,24 @@ namespace kf {
 
 struct OptimizeOptions {
   std::filesystem::path task_dir;
-  int budget_evals = 40;        // judged candidates (the naive one included)
-  double budget_time_s = 600;   // wall clock of the search, final run excluded
+  int budget_evals = 40;       // judged candidates (the naive one included)
+  double budget_time_s = 600;  // wall clock of the search, final run excluded
   int threads = 1;
   std::string brain = "builtin";
   std::filesystem::path out_dir;  // default: kforge-out/RUN_ID
   std::string cxx = "g++";
+  // What kernels are generated for: "" (the machine's widest: avx512, avx2 or scalar) or a
+  // target the machine runs (harness/target.h).
+  std::string target;
   double min_time_s = 0.3;        // measured time per candidate during the search
   double final_min_time_s = 1.0;  // and in the final side-by-side run
   // Stop when the best reaches this fraction of the roofline. Library GEMMs run at ~90% of the
   // measured FMA peak here, so a compute-bound kernel at 85% still has a few percent to find.
   double stop_fraction = 0.9;
-  int tune_budget = 8;            // autotuner evaluations after each accepted strategy (at most
-                                  // a third of the evaluations the budget has left)
-  bool final_run = true;          // time best, reference and baseline side by side at the end
-  bool profile = true;            // compiler report and disassembly for the planner
+  int tune_budget = 8;    // autotuner evaluations after each accepted strategy (at most
+                          // a third of the evaluations the budget has left)
+  bool final_run = true;  // time best, reference and baseline side by side at the end
+  bool profile = true;    // compiler report and disassembly for the planner
   // The time per stage of each new best, from an instrumented build of its schedule (a compile
   // and `stage_time_s` of calls per best): the planner weighs each strategy by the share of the
   // time in the stages it changes. "auto": when the best computes three or more stages at the
@@ -64,7 +67,7 @@ struct OptimizeOptions {
   // machine and threads) are not read back. The run's own still are, so a resumed run repeats
   // no measurement.
   bool remeasure = false;
-  uint64_t seed = 0;              // input seed; 0: derived from the run id
+  uint64_t seed = 0;  // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.
   std::string simulate, record;

@@ -5,21 +5,32 @@
 namespace kf {
 
 nlohmann::json OptimizeOptions::to_json() const {
-  return {{"task_dir", task_dir.string()}, {"budget_evals", budget_evals},
-          {"budget_time_s", budget_time_s}, {"threads", threads},
-          {"brain", brain},                 {"out_dir", out_dir.string()},
-          {"cxx", cxx},                     {"min_time_s", min_time_s},
-          {"final_min_time_s", final_min_time_s}, {"stop_fraction", stop_fraction},
-          {"tune_budget", tune_budget},     {"final_run", final_run},
-          {"profile", profile},             {"seed", seed},
-          {"stage_times", stage_times},     {"stage_time_s", stage_time_s},
+  return {{"task_dir", task_dir.string()},
+          {"budget_evals", budget_evals},
+          {"budget_time_s", budget_time_s},
+          {"threads", threads},
+          {"brain", brain},
+          {"target", target},
+          {"out_dir", out_dir.string()},
+          {"cxx", cxx},
+          {"min_time_s", min_time_s},
+          {"final_min_time_s", final_min_time_s},
+          {"stop_fraction", stop_fraction},
+          {"tune_budget", tune_budget},
+          {"final_run", final_run},
+          {"profile", profile},
+          {"seed", seed},
+          {"stage_times", stage_times},
+          {"stage_time_s", stage_time_s},
           {"remeasure", remeasure},
-          {"simulate", simulate},           {"record", record},
+          {"simulate", simulate},
+          {"record", record},
           {"sim_latency_s", sim_latency_s}};
 }
 
 Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("task_dir")) return Status::error("run options: missing task_dir");
+  if (!j.is_object() || !j.contains("task_dir"))
+    return Status::error("run options: missing task_dir");
   try {
     OptimizeOptions o;
     o.task_dir = j["task_dir"].get<std::string>();
@@ -27,6 +38,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.budget_time_s = j.value("budget_time_s", o.budget_time_s);
     o.threads = j.value("threads", o.threads);
     o.brain = j.value("brain", o.brain);
+    o.target = j.value("target", o.target);
     o.out_dir = j.value("out_dir", std::string());
     o.cxx = j.value("cxx", o.cxx);
     o.min_time_s = j.value("min_time_s", o.min_time_s);

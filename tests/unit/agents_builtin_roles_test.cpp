@@ -347,7 +347,7 @@ TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});  // mr=6 nr=32 lanes=16
   Recipe best =
-      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step);
+      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block(lanes=8,mr=8,nr=48)");
   EXPECT_DOUBLE_EQ(m.time_of(best), 1.0);
   EXPECT_LE(m.measured.size(), 20u);
@@ -369,16 +369,52 @@ TEST(BuiltinAutotuner, AWiderTileGivesUpRowsToFitTheRegisterFile) {
     const Knobs& k = r.steps[0].knobs;
     return k.at("mr") == 6 && k.at("nr") == 64 ? 1.0 : 2.0;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block_epilogue(lanes=16,mr=6,nr=64)");
-  EXPECT_NE(std::find(origins.begin(), origins.end(),
-                      "autotune:register_block_epilogue.nr=64,mr=6"),
-            origins.end());
+  EXPECT_NE(
+      std::find(origins.begin(), origins.end(), "autotune:register_block_epilogue.nr=64,mr=6"),
+      origins.end());
   for (const std::string& r : measured)
     EXPECT_EQ(r.find("mr=8,nr=64"), std::string::npos) << "never measured: " << r;
   // 8 x 48 fits (24 accumulators + 3 + 1) and is tried as asked.
   EXPECT_NE(std::find(origins.begin(), origins.end(), "autotune:register_block_epilogue.nr=48"),
             origins.end());
+}
+
+TEST(BuiltinAutotuner, OnAnAvx2TargetTilesFitSixteenRegisters) {
+  // AVX2: a 16-lane vector of the schedule is two of the 16 ymm registers. From 4 x 16 (8
+  // accumulators, 2 operand registers, 1 broadcast), no measured tile needs more than 16.
+  Recipe start = recipe_of({"register_block"});
+  start.steps[0].knobs = {{"mr", 4}, {"nr", 16}, {"lanes", 16}};
+  std::vector<std::string> measured;
+  MeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
+    measured.push_back(r.to_string());
+    const Knobs& k = r.steps[0].knobs;
+    const int64_t regs = k.at("nr") / 8;
+    EXPECT_LE(k.at("mr") * regs + regs + 1, 16) << r.to_string();
+    return 2.0 - 0.01 * static_cast<double>(k.at("mr") * k.at("nr"));  // bigger tiles are faster
+  };
+  MachineInfo m;
+  m.isa = {"avx2", "fma"};
+  const Target avx2 = target_for(m);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {&m, 1, &avx2});
+  EXPECT_FALSE(measured.empty());
+  const Knobs& k = best.steps[0].knobs;
+  EXPECT_LE(k.at("mr") * (k.at("nr") / 8) + k.at("nr") / 8 + 1, 16) << best.to_string();
+  // The same search for AVX-512 reaches tiles AVX2 cannot hold.
+  measured.clear();
+  MachineInfo wide;
+  wide.isa = {"avx2", "fma", "avx512f"};
+  const Target avx512 = target_for(wide);
+  fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
+    measured.push_back(r.to_string());
+    const Knobs& kk = r.steps[0].knobs;
+    return 2.0 - 0.01 * static_cast<double>(kk.at("mr") * kk.at("nr"));
+  };
+  Recipe wider =
+      BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {&wide, 1, &avx512});
+  const Knobs& w = wider.steps[0].knobs;
+  EXPECT_GT(w.at("mr") * (w.at("nr") / 8) + w.at("nr") / 8 + 1, 16) << wider.to_string();
 }
 
 TEST(BuiltinAutotuner, ANarrowerTileTakesTheRowsItFrees) {
@@ -393,7 +429,7 @@ TEST(BuiltinAutotuner, ANarrowerTileTakesTheRowsItFrees) {
     const Knobs& k = r.steps[0].knobs;
     return k.at("mr") == 12 && k.at("nr") == 32 ? 1.0 : 2.0;  // (6 x 32 only as an mr trial)
   };
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block(lanes=16,mr=12,nr=32)");
   auto tried = [&](const std::string& o) {
     return std::find(origins.begin(), origins.end(), o) != origins.end();
@@ -409,8 +445,8 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
   const Recipe start = recipe_of({"register_block"});
   for (int budget = 0; budget <= 12; ++budget) {
     FakeMeasure m;
-    Recipe best =
-        BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget, TuneScope::newest_step);
+    Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget,
+                                          TuneScope::newest_step, {});
     EXPECT_LE(m.measured.size(), static_cast<size_t>(budget)) << "budget " << budget;
     EXPECT_LE(m.time_of(best), m.time_of(start)) << "never worse than the start";
     if (budget == 0) {
@@ -422,7 +458,7 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
 TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});
-  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100, TuneScope::newest_step);
+  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100, TuneScope::newest_step, {});
   std::set<std::string> unique(m.measured.begin(), m.measured.end());
   EXPECT_EQ(unique.size(), m.measured.size()) << "a recipe measured twice wastes the budget";
   EXPECT_EQ(unique.count(start.to_string()), 0u) << "the start was measured already";
@@ -437,7 +473,7 @@ TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
   m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
   const Recipe start = recipe_of({"register_block"});
   Recipe best =
-      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step);
+      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), start.to_string());
 }
 
@@ -450,7 +486,8 @@ TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
     if (r.steps[0].knobs.at("mr") == 8) return std::nullopt;  // e.g. does not compile
     return m.time_of(r);
   };
-  Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), fn, 20, TuneScope::newest_step);
+  Recipe best =
+      BuiltinAutotuner().tune(start, m.time_of(start), fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.steps[0].knobs.at("mr"), 6) << "mr=8 failed; 4 is slower than 6";
   EXPECT_EQ(best.steps[0].knobs.at("nr"), 48);
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
@@ -468,7 +505,7 @@ TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
     const double unroll = r.steps[1].knobs.at("unroll") == 2 ? 1.0 : 2.0;
     return lanes * unroll;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10, TuneScope::newest_step);
+  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "rfactor_reduction(lanes=8) + unroll_inner(unroll=2)");
   ASSERT_GE(origins.size(), 3u);
   EXPECT_EQ(origins[0], "autotune:unroll_inner.unroll=2");
@@ -491,7 +528,7 @@ TEST(BuiltinAutotuner, EarlierStepsAreLeftAloneWhenTheNewestNeedsNoTuning) {
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
   MeasureFn fn = only_rfactor_lanes_pay_off(origins);
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::newest_step);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), start.to_string());
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:unroll_inner.unroll=2",
                                                "autotune:unroll_inner.unroll=8"}));
@@ -503,7 +540,7 @@ TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
   MeasureFn fn = only_rfactor_lanes_pay_off(origins);
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::whole_recipe);
+  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::whole_recipe, {});
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
   EXPECT_EQ(best.steps[1].knobs.at("unroll"), 4);
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:rfactor_reduction.lanes=8",
@@ -511,7 +548,7 @@ TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
                                                "autotune:unroll_inner.unroll=8"}));
   // Within its budget.
   origins.clear();
-  BuiltinAutotuner().tune(start, 2.0, fn, 2, TuneScope::whole_recipe);
+  BuiltinAutotuner().tune(start, 2.0, fn, 2, TuneScope::whole_recipe, {});
   EXPECT_EQ(origins.size(), 2u);
 }
 
@@ -522,7 +559,7 @@ TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {
     return 1.0;
   };
   Recipe start = recipe_of({"inline_elementwise", "parallel_outer"});
-  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10, TuneScope::newest_step);
+  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(best.to_string(), start.to_string());
 }

@@ -35,7 +35,7 @@ class BuiltinTester : public Tester {
 class BuiltinAutotuner : public Autotuner {
  public:
   Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure, int budget,
-              TuneScope scope) override;
+              TuneScope scope, const MoveContext& ctx) override;
 };
 
 // A candidate's scheduled pipeline, replayed from its recipe (for the planner).

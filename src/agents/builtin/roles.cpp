@@ -29,7 +29,8 @@ int recipe_threads(const Recipe& r, int requested) {
   for (const Step& s : r.steps)
     if (s.strategy == "thread_count") {
       auto it = s.knobs.find("threads");
-      if (it != s.knobs.end() && it->second > 0) return static_cast<int>(std::min<int64_t>(it->second, requested));
+      if (it != s.knobs.end() && it->second > 0)
+        return static_cast<int>(std::min<int64_t>(it->second, requested));
     }
   return requested;
 }
@@ -52,11 +53,14 @@ Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const I
   for (size_t i = 0; i < recipe.steps.size(); ++i) {
     const Strategy* s = find_strategy(recipe.steps[i].strategy);
     if (s && s->moves && r->applied_groups[i] == 0)
-      return Status::error(fmt::format("{} does not apply here: {}", recipe.steps[i].strategy,
-                                       r->skipped.empty() ? "nothing to transform" : r->skipped.back()));
+      return Status::error(
+          fmt::format("{} does not apply here: {}", recipe.steps[i].strategy,
+                      r->skipped.empty() ? "nothing to transform" : r->skipped.back()));
   }
   r->schedule.file = "recipe";
-  auto src = generate_kernel(*in.task, r->schedule, {});
+  LowerOptions lo;
+  if (in.ctx.target) lo.target = in.ctx.target->codegen;
+  auto src = generate_kernel(*in.task, r->schedule, lo);
   if (!src) return Status::error("lowering failed (a kforge bug): " + src.error().message());
   CandidateMsg c;
   c.source = *src;
@@ -130,9 +134,9 @@ DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, i
   // Generated code that does not compile or computes a wrong answer is a kforge bug (lowering
   // or codegen), not the candidate's: record it, and back out the last strategy step once.
   const bool generated = !c.schedule.empty() || !c.recipe.steps.empty();
-  out.diagnostics.kforge_bug = generated && (r.verdict == Verdict::compile_error ||
-                                             r.verdict == Verdict::wrong_answer ||
-                                             r.verdict == Verdict::crash);
+  out.diagnostics.kforge_bug =
+      generated && (r.verdict == Verdict::compile_error || r.verdict == Verdict::wrong_answer ||
+                    r.verdict == Verdict::crash);
   if (attempt == 1 && c.recipe.steps.size() > 1 && r.verdict == Verdict::timeout) {
     // Too slow to finish in time: the step's knobs may be pathological; retry with defaults.
     Recipe repaired = c.recipe;
@@ -171,9 +175,10 @@ namespace {
 // other way, a trial that narrows the tile (`changed` is nr, smaller than `before`'s) takes the
 // rows it frees, up to the accumulators the tile had: 6 x 64 tries 12 x 32, not 6 x 32 (which
 // leaves half the register file idle, and would need two steps of the descent to reach 12 x 32).
-// Narrower vectors are left alone (AVX2 has 16 registers, AVX-512 32 of either width).
+// Narrower vectors are left alone. The register file is the target's: 32 AVX-512 registers of
+// 16 lanes, or 16 AVX2 registers of 8.
 bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string& changed,
-                       Knobs& knobs) {
+                       const Target* target, Knobs& knobs) {
   const Knob* mr = nullptr;
   int64_t nr = 0, lanes = 0;
   auto value = [&](const Knobs& ks, const Knob& k) {
@@ -191,8 +196,11 @@ bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string
     if (k.name == "lanes") lanes = v;
   }
   if (!mr || nr <= 0 || lanes != 16) return true;
-  constexpr int64_t kRegisters = 32;
-  auto vectors_of = [&](int64_t n) { return (n + lanes - 1) / lanes; };
+  // In the target's own registers: a 16-lane vector of the schedule is two AVX2 registers.
+  const int64_t kRegisters = target ? target->vector_registers : 32;
+  const int64_t reg_lanes = target ? target->f32_lanes : 16;
+  if (reg_lanes < 8) return true;  // no vector registers to fit
+  auto vectors_of = [&](int64_t n) { return (n + reg_lanes - 1) / reg_lanes; };
   const int64_t vectors = vectors_of(nr);
   auto fits = [&](int64_t m) { return m * vectors + vectors + 1 <= kRegisters; };
   int64_t now = value(knobs, *mr);
@@ -214,7 +222,7 @@ bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string
 }  // namespace
 
 Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const MeasureFn& measure,
-                              int budget, TuneScope scope) {
+                              int budget, TuneScope scope, const MoveContext& ctx) {
   // Coordinate descent: one knob at a time, each of its candidate values, keep what is faster
   // by more than the noise margin; repeat the sweep while it improves and budget remains.
   constexpr double kMargin = 0.97;
@@ -237,7 +245,7 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
         Knobs& knobs = trial.steps[i].knobs;
         knobs[k.name] = v;
         const Knobs asked = knobs;
-        if (!fit_register_tile(*s, cur.steps[i].knobs, k.name, knobs)) continue;
+        if (!fit_register_tile(*s, cur.steps[i].knobs, k.name, ctx.target, knobs)) continue;
         if (!seen.insert(recipe_identity(trial)).second) continue;
         --budget;
         std::string label = fmt::format("autotune:{}.{}={}", s->id, k.name, v);
