@@ -20,6 +20,7 @@ struct OptimizeArgs {
   int threads = 1;
   std::string brain = "builtin";
   std::string target;
+  std::string events;
   std::string simulate, record;
   double sim_latency = 0;
   double min_time = 0.3;
@@ -41,6 +42,14 @@ int run_optimize(const OptimizeArgs& a) {
     return 2;
   }
   OptimizeOptions o;
+  JsonLinesReporter events;
+  if (!a.events.empty()) {
+    if (Status st = events.open(a.events); !st.ok()) {
+      print_error(st.message());
+      return 2;
+    }
+    o.events = &events;
+  }
   if (!a.quiet)
     o.progress = [](const std::string& s) {
       fmt::print("{}\n", s);
@@ -100,6 +109,8 @@ void add_optimize_command(CLI::App& app) {
                   "What kernels are generated for: native (the machine's widest), avx512, avx2 or "
                   "scalar; a target the machine lacks is refused")
       ->check(CLI::IsMember({"native", "avx512", "avx2", "scalar"}));
+  cmd->add_option("--events", a->events,
+                  "Append the run's events to this file as JSON lines (docs/events.md)");
   cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
   cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
   cmd->add_option("--simulate", a->simulate,

@@ -9,6 +9,7 @@
 #include "agents/judge.h"
 #include "agents/roles.h"
 #include "harness/machine.h"
+#include "modes/events.h"
 #include "modes/optimize_evidence.h"
 #include "modes/optimize_report.h"
 #include "modes/optimize_resume.h"
@@ -45,7 +46,14 @@ double now_s() {
 class Loop {
  public:
   Loop(OptimizeOptions o, Store& store, std::string run_id, bool resuming)
-      : o_(std::move(o)), store_(store), run_id_(std::move(run_id)), resuming_(resuming) {}
+      : o_(std::move(o)),
+        store_(store),
+        run_id_(std::move(run_id)),
+        resuming_(resuming),
+        console_(o_.progress) {
+    events_.add(&console_);
+    events_.add(o_.events);
+  }
 
   Expected<OptimizeResult> run();
 
@@ -75,8 +83,20 @@ class Loop {
     }
     return left;
   }
-  void say(const std::string& line) const {
-    if (o_.progress) o_.progress(line);
+  void say(const std::string& line) const { events_.emit(Note{run_id_, line}); }
+  // The best changed: `best_` and `best_result_` hold it.
+  void new_best() const {
+    const double median = best_result_.timing ? best_result_.timing->median_s : 0;
+    events_.emit(
+        NewBest{.run_id = run_id_,
+                .candidate = best_.key,
+                .label = label_of(best_),
+                .median_s = median,
+                .min_s = best_result_.timing ? best_result_.timing->min_s : 0,
+                .speedup_vs_naive = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0});
+  }
+  static std::string label_of(const CandidateMsg& c) {
+    return c.recipe.steps.empty() ? "default schedule" : c.origin;
   }
   EvalOptions eval_options(int threads) const;
   agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
@@ -97,6 +117,8 @@ class Loop {
   Store& store_;
   std::string run_id_;
   bool resuming_;
+  ConsoleReporter console_;
+  EventSinks events_;
   Task task_;
   std::optional<sched::Pipeline> base_;
   agents::Brain brain_;
@@ -272,6 +294,7 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
     }
   }
   KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
+  if (best_.key != before) new_best();
   return best_.key != before;
 }
 
@@ -392,16 +415,23 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
       KF_RETURN_IF_ERROR(store_.put_attempt(a));
     }
   }
-  say(fmt::format("[{:>3}/{}] {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}{}", evals_, o_.budget_evals,
-                  kind, c.recipe.steps.empty() ? "default schedule" : c.origin,
-                  verdict_name(r.verdict),
-                  median > 0 ? fmt::format("{:.3f} ms", median * 1e3) : "-",
-                  speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-",
-                  r.roofline ? fmt::format("{:.0f}%", 100 * r.roofline->fraction) : "-",
-                  r.rival_timing ? fmt::format("  {:.3f}x/{:.3f}x the best, side by side",
-                                               r.vs_rival.median, r.vs_rival.min)
-                                 : "",
-                  fresh ? "" : "  (stored)"));
+  events_.emit(AttemptJudged{.run_id = run_id_,
+                             .seq = seq,
+                             .evaluation = evals_,
+                             .budget_evals = o_.budget_evals,
+                             .kind = kind,
+                             .strategy = strategy,
+                             .label = label_of(c),
+                             .candidate = c.key,
+                             .verdict = a.verdict,
+                             .message = r.message,
+                             .median_s = median,
+                             .min_s = r.timing ? r.timing->min_s : 0,
+                             .speedup_vs_naive = speedup,
+                             .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
+                             .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
+                             .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
+                             .reused = !fresh});
   return r;
 }
 
@@ -419,8 +449,15 @@ Expected<OptimizeResult> Loop::run() {
                                           .brain = brain_.name,
                                           .options = opts}));
   }
-  say(fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)", run_id_,
-                  task_.name, o_.threads, o_.budget_evals, o_.budget_time_s));
+  events_.emit(RunStarted{.run_id = run_id_,
+                          .task = task_.name,
+                          .mode = "optimize",
+                          .brain = brain_.name,
+                          .target = target_.name,
+                          .threads = o_.threads,
+                          .budget_evals = o_.budget_evals,
+                          .budget_time_s = o_.budget_time_s,
+                          .resumed = resuming_});
 
   auto naive = brain_.implementer->realize({}, implement_input(nullptr), "naive");
   if (!naive) return naive.error().with_context("the default schedule (a kforge bug)");
@@ -440,6 +477,7 @@ Expected<OptimizeResult> Loop::run() {
   best_ = *naive;
   best_result_ = *first;
   naive_median_ = first->timing ? first->timing->median_s : 0;
+  new_best();
 
   EvidenceCache evidence_cache;
   std::set<std::string> tried;
@@ -555,6 +593,7 @@ Expected<OptimizeResult> Loop::run() {
     }
     best_ = *cand;
     best_result_ = *r;
+    new_best();
     tried.clear();
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
     // A rewrite-first step (online_softmax) has no knobs and is not the recipe's newest step
@@ -605,6 +644,7 @@ Expected<OptimizeResult> Loop::run() {
                                     {"message", f->message}});
       best_ = next->candidate;
       best_result_ = next->result;
+      new_best();
       f = measure(best_, "final", "final");
       if (!f) return f.error();
     }
@@ -616,6 +656,16 @@ Expected<OptimizeResult> Loop::run() {
   out.summary = optimize_summary(task_, o_, out, naive_median_, journey_);
   KF_RETURN_IF_ERROR(write_optimize_outputs(task_, out));
   KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
+  events_.emit(RunEnded{.run_id = run_id_,
+                        .stop_reason = stop_reason,
+                        .best_candidate = best_.key,
+                        .evaluations = evals_,
+                        .attempts = attempt_seq_,
+                        .reused = reused_,
+                        .best_median_s = best_result_.timing ? best_result_.timing->median_s : 0,
+                        .final_verdict = out.final_result
+                                             ? std::string(verdict_name(out.final_result->verdict))
+                                             : ""});
   return out;
 }
 
@@ -636,6 +686,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   auto o = OptimizeOptions::from_json(run->options);
   if (!o) return o.error();
   o->progress = overrides.progress;
+  o->events = overrides.events;
   Loop loop(*o, store, run_id, true);
   return loop.run();
 }

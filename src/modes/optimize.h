@@ -32,6 +32,7 @@
 
 #include "agents/messages.h"
 #include "harness/run_result.h"
+#include "modes/events.h"
 #include "store/store.h"
 #include "support/status.h"
 
@@ -72,7 +73,8 @@ struct OptimizeOptions {
   // judged result to a recording.
   std::string simulate, record;
   double sim_latency_s = 0;
-  std::function<void(const std::string&)> progress;  // one line per attempt
+  std::function<void(const std::string&)> progress;  // the console's lines (events.h)
+  EventSink* events = nullptr;  // one more sink for the run's events (not owned)
 
   nlohmann::json to_json() const;
   static Expected<OptimizeOptions> from_json(const nlohmann::json& j);
@@ -96,8 +98,8 @@ struct OptimizeResult {
 // one), the naive candidate fails, or the store fails.
 Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store);
 
-// Continues run `run_id` with the options it was started with (only `progress` is taken from
-// `overrides`).
+// Continues run `run_id` with the options it was started with (only `progress` and `events` are
+// taken from `overrides`).
 Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store,
                                          const OptimizeOptions& overrides);
 

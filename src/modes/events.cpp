@@ -1,0 +1,141 @@
+#include "modes/events.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "support/json_text.h"
+
+namespace kf {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+nlohmann::json body(const RunStarted& e) {
+  return {{"run", e.run_id},
+          {"task", e.task},
+          {"mode", e.mode},
+          {"brain", e.brain},
+          {"target", e.target},
+          {"threads", e.threads},
+          {"budget_evals", e.budget_evals},
+          {"budget_time_s", e.budget_time_s},
+          {"resumed", e.resumed}};
+}
+
+nlohmann::json body(const AttemptJudged& e) {
+  nlohmann::json j = {{"run", e.run_id},
+                      {"seq", e.seq},
+                      {"evaluation", e.evaluation},
+                      {"budget_evals", e.budget_evals},
+                      {"kind", e.kind},
+                      {"strategy", e.strategy},
+                      {"label", e.label},
+                      {"candidate", e.candidate},
+                      {"verdict", e.verdict},
+                      {"message", e.message},
+                      {"reused", e.reused}};
+  if (e.median_s > 0) {
+    j["median_s"] = e.median_s;
+    j["min_s"] = e.min_s;
+  }
+  if (e.speedup_vs_naive > 0) j["speedup_vs_naive"] = e.speedup_vs_naive;
+  if (e.roofline_fraction >= 0) j["roofline_fraction"] = e.roofline_fraction;
+  if (e.vs_best_median > 0) j["vs_best"] = {{"median", e.vs_best_median}, {"min", e.vs_best_min}};
+  return j;
+}
+
+nlohmann::json body(const NewBest& e) {
+  return {{"run", e.run_id},  {"candidate", e.candidate},
+          {"label", e.label}, {"median_s", e.median_s},
+          {"min_s", e.min_s}, {"speedup_vs_naive", e.speedup_vs_naive}};
+}
+
+nlohmann::json body(const Note& e) {
+  return {{"run", e.run_id}, {"text", e.text}};
+}
+
+nlohmann::json body(const RunEnded& e) {
+  nlohmann::json j = {{"run", e.run_id},
+                      {"stop_reason", e.stop_reason},
+                      {"best_candidate", e.best_candidate},
+                      {"evaluations", e.evaluations},
+                      {"attempts", e.attempts},
+                      {"reused", e.reused},
+                      {"best_median_s", e.best_median_s}};
+  if (!e.final_verdict.empty()) j["final_verdict"] = e.final_verdict;
+  return j;
+}
+
+std::string attempt_line(const AttemptJudged& a) {
+  return fmt::format(
+      "[{:>3}/{}] {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}{}", a.evaluation, a.budget_evals, a.kind,
+      a.label, a.verdict, a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
+      a.speedup_vs_naive > 0 ? fmt::format("{:.2f}x", a.speedup_vs_naive) : "-",
+      a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
+      a.vs_best_median > 0
+          ? fmt::format("  {:.3f}x/{:.3f}x the best, side by side", a.vs_best_median, a.vs_best_min)
+          : "",
+      a.reused ? "  (stored)" : "");
+}
+
+}  // namespace
+
+std::string event_type(const Event& e) {
+  return std::visit(
+      Overloaded{[](const RunStarted&) { return "run_started"; },
+                 [](const AttemptJudged&) { return "attempt_judged"; },
+                 [](const NewBest&) { return "new_best"; }, [](const Note&) { return "note"; },
+                 [](const RunEnded&) { return "run_ended"; }},
+      e);
+}
+
+nlohmann::json event_json(const Event& e, double unix_time_s) {
+  nlohmann::json j = std::visit([](const auto& x) { return body(x); }, e);
+  j["schema"] = kEventsSchema;
+  j["type"] = event_type(e);
+  j["time"] = unix_time_s;
+  return j;
+}
+
+std::string console_line(const Event& e) {
+  return std::visit(
+      Overloaded{[](const RunStarted& s) {
+                   return fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)",
+                                      s.run_id, s.task, s.threads, s.budget_evals, s.budget_time_s);
+                 },
+                 [](const AttemptJudged& a) { return attempt_line(a); },
+                 [](const NewBest&) { return std::string(); }, [](const Note& n) { return n.text; },
+                 [](const RunEnded&) { return std::string(); }},
+      e);
+}
+
+void ConsoleReporter::on(const Event& e) {
+  const std::string line = console_line(e);
+  if (!line.empty() && print_) print_(line);
+}
+
+JsonLinesReporter::~JsonLinesReporter() {
+  if (f_) std::fclose(f_);
+}
+
+Status JsonLinesReporter::open(const std::string& path) {
+  f_ = std::fopen(path.c_str(), "a");
+  if (!f_) return Status::error(fmt::format("cannot open {} for the events", path));
+  return {};
+}
+
+void JsonLinesReporter::on(const Event& e) {
+  if (!f_) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::string line = dump_json(event_json(e, now)) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
+    if (status_.ok()) status_ = Status::error("writing the events file failed");
+  }
+}
+
+}  // namespace kf
