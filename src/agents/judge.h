@@ -13,10 +13,10 @@
 #pragma once
 
 #include <map>
-#include <tuple>
-#include <vector>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "harness/evaluator.h"
 #include "harness/run_result.h"

@@ -11,15 +11,18 @@ nlohmann::json knobs_json(const Knobs& k) {
 }  // namespace
 
 nlohmann::json Plan::to_json() const {
-  return {{"strategy", strategy},         {"knobs", knobs_json(knobs)},
-          {"analysis", analysis},         {"bottleneck", bottleneck},
-          {"why", why},                   {"expected_speedup", expected_speedup},
+  return {{"strategy", strategy},
+          {"knobs", knobs_json(knobs)},
+          {"analysis", analysis},
+          {"bottleneck", bottleneck},
+          {"why", why},
+          {"expected_speedup", expected_speedup},
           {"alternatives", alternatives}};
 }
 
 nlohmann::json CandidateMsg::to_json(bool with_source) const {
-  nlohmann::json j = {{"key", key},       {"schedule", schedule}, {"recipe", recipe.to_json()},
-                      {"parent", parent}, {"origin", origin},     {"threads", threads},
+  nlohmann::json j = {{"key", key},        {"schedule", schedule}, {"recipe", recipe.to_json()},
+                      {"parent", parent},  {"origin", origin},     {"threads", threads},
                       {"skipped", skipped}};
   if (with_source) j["source"] = source;
   return j;
@@ -30,10 +33,14 @@ nlohmann::json Diagnostics::to_json() const {
 }
 
 nlohmann::json TestReport::to_json() const {
-  return {{"verdict", verdict_name(verdict)}, {"message", message},
-          {"checks_passed", checks_passed},   {"checks_total", checks_total},
-          {"median_s", median_s},             {"min_s", min_s},
-          {"speedup_vs_best", speedup_vs_best}, {"reused", reused}};
+  return {{"verdict", verdict_name(verdict)},
+          {"message", message},
+          {"checks_passed", checks_passed},
+          {"checks_total", checks_total},
+          {"median_s", median_s},
+          {"min_s", min_s},
+          {"speedup_vs_best", speedup_vs_best},
+          {"reused", reused}};
 }
 
 }  // namespace kf::agents

@@ -18,25 +18,25 @@ namespace kf::agents {
 
 // What to try next and why. strategy == "stop" ends the loop.
 struct Plan {
-  std::string strategy;           // a catalog id, or "stop"
-  Knobs knobs;                    // for the strategy's mechanical form
-  std::string analysis;           // what the evidence says
-  std::string bottleneck;         // "compute-bound at 12% of the FMA peak"
-  std::string why;                // the rule (or reasoning) that chose the strategy
-  double expected_speedup = 1.0;  // over the current best
+  std::string strategy;                   // a catalog id, or "stop"
+  Knobs knobs;                            // for the strategy's mechanical form
+  std::string analysis;                   // what the evidence says
+  std::string bottleneck;                 // "compute-bound at 12% of the FMA peak"
+  std::string why;                        // the rule (or reasoning) that chose the strategy
+  double expected_speedup = 1.0;          // over the current best
   std::vector<std::string> alternatives;  // the next-ranked strategies, best first
   nlohmann::json to_json() const;
 };
 
 // A concrete kernel: source plus where it came from.
 struct CandidateMsg {
-  std::string key;        // candidate identity (store/): source + flags + toolchain + target
-  std::string source;     // the C++ translation unit
-  std::string schedule;   // the schedule trace it was generated from ("" if hand written)
-  Recipe recipe;          // the built-in brain's strategy applications
-  std::string parent;     // key of the candidate it was derived from ("" for the first)
-  std::string origin;     // "builtin:register_block", "autotune:nr=48", "debugger:..."
-  int threads = 1;        // threads it is judged with
+  std::string key;       // candidate identity (store/): source + flags + toolchain + target
+  std::string source;    // the C++ translation unit
+  std::string schedule;  // the schedule trace it was generated from ("" if hand written)
+  Recipe recipe;         // the built-in brain's strategy applications
+  std::string parent;    // key of the candidate it was derived from ("" for the first)
+  std::string origin;    // "builtin:register_block", "autotune:nr=48", "debugger:..."
+  int threads = 1;       // threads it is judged with
   std::vector<std::string> skipped;  // move groups the schedule layer refused, with reasons
   nlohmann::json to_json(bool with_source = false) const;
 };

@@ -118,8 +118,8 @@ StageTimes stage_times(const Task& task, const RunResult& result, int threads,
   double total = 0;
   for (double s : *seconds) total += s;
   for (size_t i = 0; i < seconds->size() && i < build->timed_stages.size(); ++i)
-    st.stages.push_back({build->timed_stages[i], (*seconds)[i],
-                         total > 0 ? (*seconds)[i] / total : 0});
+    st.stages.push_back(
+        {build->timed_stages[i], (*seconds)[i], total > 0 ? (*seconds)[i] / total : 0});
   st.known = !st.stages.empty();
   if (!st.known) st.unavailable = "no stage is computed at the function's top level";
   st.calls = calls;

@@ -53,7 +53,7 @@ struct ProfileOptions {
   // The schedule trace the candidate was generated from ("": the default schedule); none for
   // hand-written code, whose stage 8 is then skipped.
   std::optional<std::string> schedule;
-  double stage_time_s = 1.0;    // calls of the instrumented build: about this long, 1 to 20
+  double stage_time_s = 1.0;  // calls of the instrumented build: about this long, 1 to 20
 };
 
 // Stage 1. Copied from RunResult::roofline; known = false when the result has none (not
@@ -99,8 +99,8 @@ struct StageTime {
 };
 struct StageTimes {
   bool known = false;
-  std::string unavailable;  // why not, when known is false and it was attempted
-  int calls = 0;            // timed calls of the instrumented build
+  std::string unavailable;        // why not, when known is false and it was attempted
+  int calls = 0;                  // timed calls of the instrumented build
   std::vector<StageTime> stages;  // in program order
 };
 

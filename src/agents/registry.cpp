@@ -6,7 +6,9 @@
 
 namespace kf::agents {
 
-std::vector<std::string> brain_names() { return {"builtin"}; }
+std::vector<std::string> brain_names() {
+  return {"builtin"};
+}
 
 Expected<Brain> make_brain(const std::string& name) {
   if (name == "builtin") {
@@ -19,15 +21,23 @@ Expected<Brain> make_brain(const std::string& name) {
     b.autotuner = std::make_unique<builtin::BuiltinAutotuner>();
     return b;
   }
-  return Status::error(fmt::format("unknown brain '{}': known brains are builtin (the LLM brain "
-                                   "is not built yet)", name));
+  return Status::error(
+      fmt::format("unknown brain '{}': known brains are builtin (the LLM brain "
+                  "is not built yet)",
+                  name));
 }
 
 nlohmann::json Evidence::to_json() const {
-  return {{"bound", bound},         {"fraction", fraction},   {"headroom", headroom},
-          {"gflops", gflops},       {"gbps", gbps},           {"cpus_busy", cpus_busy},
-          {"threads", threads},     {"not_vectorized", not_vectorized},
-          {"faults_in_hot_path", faults_in_hot_path}, {"findings", findings},
+  return {{"bound", bound},
+          {"fraction", fraction},
+          {"headroom", headroom},
+          {"gflops", gflops},
+          {"gbps", gbps},
+          {"cpus_busy", cpus_busy},
+          {"threads", threads},
+          {"not_vectorized", not_vectorized},
+          {"faults_in_hot_path", faults_in_hot_path},
+          {"findings", findings},
           {"stage_shares", stage_shares}};
 }
 

@@ -1,6 +1,5 @@
 #include "codegen/codegen_cpp.h"
 
-
 #include <fmt/format.h>
 
 #include <algorithm>

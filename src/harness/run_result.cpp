@@ -7,22 +7,30 @@ namespace kf {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::ok: return "ok";
-    case Verdict::compile_error: return "compile_error";
-    case Verdict::crash: return "crash";
-    case Verdict::timeout: return "timeout";
-    case Verdict::wrong_answer: return "wrong_answer";
-    case Verdict::memory_limit: return "memory_limit";
-    case Verdict::forbidden: return "forbidden";
-    case Verdict::suspicious: return "suspicious";
+    case Verdict::ok:
+      return "ok";
+    case Verdict::compile_error:
+      return "compile_error";
+    case Verdict::crash:
+      return "crash";
+    case Verdict::timeout:
+      return "timeout";
+    case Verdict::wrong_answer:
+      return "wrong_answer";
+    case Verdict::memory_limit:
+      return "memory_limit";
+    case Verdict::forbidden:
+      return "forbidden";
+    case Verdict::suspicious:
+      return "suspicious";
   }
   return "?";
 }
 
 std::optional<Verdict> parse_verdict(std::string_view s) {
-  for (Verdict v : {Verdict::ok, Verdict::compile_error, Verdict::crash, Verdict::timeout,
-                    Verdict::wrong_answer, Verdict::memory_limit, Verdict::forbidden,
-                    Verdict::suspicious})
+  for (Verdict v :
+       {Verdict::ok, Verdict::compile_error, Verdict::crash, Verdict::timeout,
+        Verdict::wrong_answer, Verdict::memory_limit, Verdict::forbidden, Verdict::suspicious})
     if (verdict_name(v) == s) return v;
   return std::nullopt;
 }
@@ -30,11 +38,16 @@ std::optional<Verdict> parse_verdict(std::string_view s) {
 namespace {
 
 nlohmann::json timing_json(const Timing& t) {
-  return {{"samples", t.samples},     {"reps_per_sample", t.reps_per_sample},
-          {"sets", t.sets},           {"min_s", t.min_s},
-          {"median_s", t.median_s},   {"mean_s", t.mean_s},
-          {"max_s", t.max_s},         {"spread", t.spread},
-          {"overhead_s", t.overhead_s}, {"per_run_s", t.per_run_s},
+  return {{"samples", t.samples},
+          {"reps_per_sample", t.reps_per_sample},
+          {"sets", t.sets},
+          {"min_s", t.min_s},
+          {"median_s", t.median_s},
+          {"mean_s", t.mean_s},
+          {"max_s", t.max_s},
+          {"spread", t.spread},
+          {"overhead_s", t.overhead_s},
+          {"per_run_s", t.per_run_s},
           {"stopped_early", t.stopped_early}};
 }
 
@@ -56,7 +69,7 @@ nlohmann::json RunResult::to_json() const {
   j["shape"] = shape;
   j["threads"] = threads;
   j["machine"] = machine;
-  nlohmann::json c = {{"ok", compile.ok},         {"cached", compile.cached},
+  nlohmann::json c = {{"ok", compile.ok},           {"cached", compile.cached},
                       {"seconds", compile.seconds}, {"key", compile.key},
                       {"command", compile.command}, {"log", compile.log}};
   c["diagnostics"] = nlohmann::json::array();
@@ -148,7 +161,8 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
   if (!j.contains("verdict") || !j["verdict"].is_string())
     return Status::error("run result: missing field 'verdict'");
   auto v = parse_verdict(j["verdict"].get<std::string>());
-  if (!v) return Status::error("run result: unknown verdict '" + j["verdict"].get<std::string>() + "'");
+  if (!v)
+    return Status::error("run result: unknown verdict '" + j["verdict"].get<std::string>() + "'");
   try {
     RunResult r;
     r.verdict = *v;
@@ -211,7 +225,8 @@ Expected<RunResult> RunResult::from_json(const nlohmann::json& j) {
     }
     if (j.contains("counters")) {
       const auto& x = j["counters"];
-      r.counters = Counters{x.value("cpus_busy", 0.0), x.value("cpu_s_per_call", 0.0),
+      r.counters = Counters{x.value("cpus_busy", 0.0),
+                            x.value("cpu_s_per_call", 0.0),
                             x.value("minor_faults_per_call", 0.0),
                             x.value("major_faults_per_call", 0.0),
                             x.value("context_switches_per_call", 0.0),

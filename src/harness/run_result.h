@@ -61,8 +61,8 @@ struct CheckRecord {
 struct Timing {
   int samples = 0, reps_per_sample = 0, sets = 0;
   double min_s = 0, median_s = 0, mean_s = 0, max_s = 0;
-  double spread = 0;       // (p90 - p10) / median
-  double overhead_s = 0;   // protocol round trip subtracted from each sample
+  double spread = 0;              // (p90 - p10) / median
+  double overhead_s = 0;          // protocol round trip subtracted from each sample
   std::vector<double> per_run_s;  // every sample, per kernel call
   // Why timing ended before its minimum time and samples, empty when it ran its course: a
   // kernel too slow for the wall-clock cap, or one clearly slower than the time it had to beat.
@@ -84,12 +84,12 @@ struct Counters {
 
 struct Roofline {
   double flops = 0, bytes = 0;
-  double gflops = 0, gbps = 0;                  // achieved, from the median time
-  double peak_gflops = 0, peak_gbps = 0;        // machine ceilings at this thread count
-  double attainable_gflops = 0;                 // min(peak, intensity * bandwidth)
-  double fraction = 0;                          // achieved / attainable
-  double min_time_s = 0;                        // the fastest time the ceilings allow
-  std::string bound;                            // "compute" or "memory"
+  double gflops = 0, gbps = 0;            // achieved, from the median time
+  double peak_gflops = 0, peak_gbps = 0;  // machine ceilings at this thread count
+  double attainable_gflops = 0;           // min(peak, intensity * bandwidth)
+  double fraction = 0;                    // achieved / attainable
+  double min_time_s = 0;                  // the fastest time the ceilings allow
+  std::string bound;                      // "compute" or "memory"
 };
 
 // How much faster the candidate is than another solution timed in the same run.
@@ -99,7 +99,7 @@ struct Speedup {
 
 struct RunResult {
   Verdict verdict = Verdict::ok;
-  std::string message;                  // one line: what happened
+  std::string message;                   // one line: what happened
   std::vector<std::string> diagnostics;  // details a person or an agent can act on
   CompileInfo compile;
   std::vector<CheckRecord> checks;

@@ -30,14 +30,16 @@ Expected<std::vector<std::vector<double>>> run_te_oracle(const te::Program& prog
   }
   Status st = te::interpret(program, task, shape, in_ptrs, out_ptrs);
   if (!st.ok())
-    return Status::error(fmt::format("the TE oracle failed at {}: {}", shape.label(), st.message()));
+    return Status::error(
+        fmt::format("the TE oracle failed at {}: {}", shape.label(), st.message()));
   return out;
 }
 
 Expected<std::vector<CrossCheckRow>> cross_check_te(const Task& task, int seeds, uint64_t seed) {
   auto program = te::compile_spec(task);
   if (!program) return program.error();
-  CompiledObject ref = compile_solution(task.reference_source, entry_shim(task, ShimKind::oracle), {});
+  CompiledObject ref =
+      compile_solution(task.reference_source, entry_shim(task, ShimKind::oracle), {});
   if (!ref.info.ok)
     return Status::error("reference.cpp does not compile as the f64 oracle:\n" + ref.info.log);
   if (seed == 0) seed = std::random_device{}();
@@ -48,9 +50,10 @@ Expected<std::vector<CrossCheckRow>> cross_check_te(const Task& task, int seeds,
     if (!inst) return inst.error();
     WorkerSpec spec{.so = ref.so_path, .dims = inst->dims, .scalars = inst->scalars};
     for (size_t t = 0; t < task.tensor_count(); ++t)
-      spec.layout.push_back({task.tensor(t).name,
-                             inst->elements[t] * dtype_size(buffer_dtype(task, t, ShimKind::oracle)),
-                             t < task.inputs.size()});
+      spec.layout.push_back(
+          {task.tensor(t).name,
+           inst->elements[t] * dtype_size(buffer_dtype(task, t, ShimKind::oracle)),
+           t < task.inputs.size()});
     auto w = Worker::start(spec);
     if (!w) return w.error();
     if (auto* f = (*w)->fault()) return Status::error("the reference (oracle) " + f->message);
@@ -68,7 +71,9 @@ Expected<std::vector<CrossCheckRow>> cross_check_te(const Task& task, int seeds,
       for (size_t t = task.inputs.size(); t < task.tensor_count(); ++t)
         poison((*w)->buffer(0, t), buffer_dtype(task, t, ShimKind::oracle), inst->elements[t]);
       RunOutcome r = (*w)->run(0, 1, 300);
-      if (!r.ok) return Status::error(fmt::format("the reference failed at {}: {}", inst->label(), r.message));
+      if (!r.ok)
+        return Status::error(
+            fmt::format("the reference failed at {}: {}", inst->label(), r.message));
       auto te_out = run_te_oracle(*program, task, *inst, **w);
       if (!te_out) return te_out.error();
       CrossCheckRow row{.shape = inst->label(), .seed = sd, .passed = true};

@@ -370,7 +370,8 @@ Stmt TransposeBlock::make(std::string dst, Expr dst_index, Expr dst_stride, std:
     check_defined(*e, "TransposeBlock with an undefined index or stride");
     KF_CHECK(e->type() == Type::i64()) << "TransposeBlock index of " << to_string(e->type());
   }
-  KF_CHECK(type.is_scalar() && lanes > 1) << "TransposeBlock of " << lanes << " x " << to_string(type);
+  KF_CHECK(type.is_scalar() && lanes > 1)
+      << "TransposeBlock of " << lanes << " x " << to_string(type);
   KF_CHECK(dst != src) << "TransposeBlock within one buffer " << dst;
   return make_stmt<TransposeBlock>(std::move(dst), std::move(dst_index), std::move(dst_stride),
                                    std::move(src), std::move(src_index), std::move(src_stride),

@@ -481,11 +481,13 @@ struct Prefetch : StmtNode {
   std::string buffer;
   Expr index;
   static Stmt make(std::string buffer, Expr index);
-  Prefetch(std::string b, Expr i) : StmtNode(node_kind), buffer(std::move(b)), index(std::move(i)) {}
+  Prefetch(std::string b, Expr i)
+      : StmtNode(node_kind), buffer(std::move(b)), index(std::move(i)) {}
 };
 
 // A square block of `lanes` x `lanes` scalars of `type` copied transposed:
-//   dst[dst_index + r * dst_stride + c] = src[src_index + c * src_stride + r]  for r, c in [0, lanes)
+//   dst[dst_index + r * dst_stride + c] = src[src_index + c * src_stride + r]  for r, c in [0,
+//   lanes)
 // Both buffers hold `type` (f32) and are different buffers. lower/transpose_copies makes it from
 // a copy nest that transposes (a packed panel of a weight stored the other way round); codegen
 // emits it as a transpose in registers: `lanes` rows of src loaded as vectors, shuffled, and

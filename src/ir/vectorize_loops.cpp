@@ -177,8 +177,7 @@ class Vectorizer : public IRMutator {
     per_lane_.insert(op->name);
     Stmt b = mutate(op->body);
     per_lane_.erase(op->name);
-    return Allocate::make(op->name, op->element_type.with_lanes(lanes_), op->extent, op->memory,
-                          b);
+    return Allocate::make(op->name, op->element_type.with_lanes(lanes_), op->extent, op->memory, b);
   }
   Stmt mutate_if_then_else(const IfThenElse* op, const Stmt& s) override {
     Expr c = mutate(op->condition);

@@ -22,10 +22,14 @@ Type compute_type(const Task& task) {
 
 Type value_type(const Task& task, te::ValueType t) {
   switch (t) {
-    case te::ValueType::f64: return compute_type(task);
-    case te::ValueType::i64: return Type::i64();
-    case te::ValueType::boolean: return Type::boolean();
-    case te::ValueType::unknown: break;
+    case te::ValueType::f64:
+      return compute_type(task);
+    case te::ValueType::i64:
+      return Type::i64();
+    case te::ValueType::boolean:
+      return Type::boolean();
+    case te::ValueType::unknown:
+      break;
   }
   KF_CHECK(false) << "expression of unknown type";
   return Type::i64();
@@ -34,8 +38,10 @@ Type value_type(const Task& task, te::ValueType t) {
 Expr reduce_identity(te::ReduceOp op, Type t) {
   const double inf = std::numeric_limits<double>::infinity();
   switch (op) {
-    case te::ReduceOp::sum: return ir::make_zero(t);
-    case te::ReduceOp::prod: return ir::make_one(t);
+    case te::ReduceOp::sum:
+      return ir::make_zero(t);
+    case te::ReduceOp::prod:
+      return ir::make_one(t);
     case te::ReduceOp::max:
     case te::ReduceOp::argmax:
       return t.is_float() ? ir::make_const(t, -inf)
@@ -52,10 +58,14 @@ Expr reduce_identity(te::ReduceOp op, Type t) {
 
 Expr reduce_combine(te::ReduceOp op, const Expr& acc, const Expr& value) {
   switch (op) {
-    case te::ReduceOp::sum: return acc + value;
-    case te::ReduceOp::prod: return acc * value;
-    case te::ReduceOp::max: return ir::max(acc, value);
-    case te::ReduceOp::min: return ir::min(acc, value);
+    case te::ReduceOp::sum:
+      return acc + value;
+    case te::ReduceOp::prod:
+      return acc * value;
+    case te::ReduceOp::max:
+      return ir::max(acc, value);
+    case te::ReduceOp::min:
+      return ir::min(acc, value);
     case te::ReduceOp::argmax:
     case te::ReduceOp::argmin:
     case te::ReduceOp::logsumexp:
@@ -75,7 +85,11 @@ ir::Stmt with_preludes(const std::vector<Prelude>& pre, ir::Stmt use) {
 }
 
 ExprLowerer::ExprLowerer(const sched::Pipeline& p, int stage, Bindings b, NameGen& names)
-    : p_(p), task_(*p.task), stage_(stage), b_(std::move(b)), names_(names),
+    : p_(p),
+      task_(*p.task),
+      stage_(stage),
+      b_(std::move(b)),
+      names_(names),
       ctype_(compute_type(*p.task)) {}
 
 std::vector<Prelude> ExprLowerer::take_preludes() {
@@ -90,7 +104,9 @@ Expr ExprLowerer::convert(const Expr& v, Type t) {
   return ir::cast(t, v);
 }
 
-Expr ExprLowerer::lower_static(const te::Expr& e) { return ir::simplify(lower(e)); }
+Expr ExprLowerer::lower_static(const te::Expr& e) {
+  return ir::simplify(lower(e));
+}
 
 Expr ExprLowerer::input_extent(int input, int d) {
   return lower_static(sched::formula_to_te(task_.inputs[input].shape[d], task_));
@@ -107,12 +123,14 @@ Expr ExprLowerer::lower(const te::Expr& e) {
       return ir::make_const(ctype_, e.number);
     case te::ExprKind::name:
       switch (e.ref.kind) {
-        case RefKind::index_var: return b_.index_var(e.ref.index);
+        case RefKind::index_var:
+          return b_.index_var(e.ref.index);
         case RefKind::reduce_var: {
           auto it = inline_rvars_.find(e.ref.index);
           return it != inline_rvars_.end() ? it->second : b_.reduce_var(e.ref.index);
         }
-        case RefKind::dim: return ir::Var::make(Type::i64(), task_.dims[e.ref.index]);
+        case RefKind::dim:
+          return ir::Var::make(Type::i64(), task_.dims[e.ref.index]);
         case RefKind::derived:
           return lower(sched::formula_to_te(task_.derived[e.ref.index].second, task_));
         case RefKind::scalar: {
@@ -126,9 +144,12 @@ Expr ExprLowerer::lower(const te::Expr& e) {
       }
       KF_CHECK(false) << "unresolved name " << e.name;
       return Expr();
-    case te::ExprKind::access: return access(e);
-    case te::ExprKind::call: return call(e);
-    case te::ExprKind::reduce: return inline_reduce(e);
+    case te::ExprKind::access:
+      return access(e);
+    case te::ExprKind::call:
+      return call(e);
+    case te::ExprKind::reduce:
+      return inline_reduce(e);
   }
   return Expr();
 }
@@ -201,12 +222,18 @@ Expr ExprLowerer::call(const te::Expr& e) {
   };
   auto fn = [&](ir::MathFn f) { return ir::Call::make(f, {arg(0, ctype_)}, e.approx); };
   switch (e.op) {
-    case Op::neg: return ir::make_zero(rt) - arg(0, rt);
-    case Op::logical_not: return ir::logical_not(lower(e.args[0]));
-    case Op::add: return arg(0, rt) + arg(1, rt);
-    case Op::sub: return arg(0, rt) - arg(1, rt);
-    case Op::mul: return arg(0, rt) * arg(1, rt);
-    case Op::div: return arg(0, rt) / arg(1, rt);
+    case Op::neg:
+      return ir::make_zero(rt) - arg(0, rt);
+    case Op::logical_not:
+      return ir::logical_not(lower(e.args[0]));
+    case Op::add:
+      return arg(0, rt) + arg(1, rt);
+    case Op::sub:
+      return arg(0, rt) - arg(1, rt);
+    case Op::mul:
+      return arg(0, rt) * arg(1, rt);
+    case Op::div:
+      return arg(0, rt) / arg(1, rt);
     case Op::mod: {
       Expr a = arg(0, rt), b = arg(1, rt);
       if (rt.is_int()) return a % b;
@@ -215,29 +242,48 @@ Expr ExprLowerer::call(const te::Expr& e) {
                           ir::Call::make(ir::MathFn::floor, {q}));
       return a - t * b;
     }
-    case Op::lt: return ir::lt(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::le: return ir::le(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::gt: return ir::gt(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::ge: return ir::ge(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::eq: return ir::eq(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::ne: return ir::ne(arg(0, operand_type()), arg(1, operand_type()));
-    case Op::logical_and: return ir::logical_and(lower(e.args[0]), lower(e.args[1]));
-    case Op::logical_or: return ir::logical_or(lower(e.args[0]), lower(e.args[1]));
-    case Op::exp: return fn(ir::MathFn::exp);
-    case Op::log: return fn(ir::MathFn::log);
-    case Op::sqrt: return fn(ir::MathFn::sqrt);
-    case Op::rsqrt: return fn(ir::MathFn::rsqrt);
-    case Op::tanh: return fn(ir::MathFn::tanh);
-    case Op::erf: return fn(ir::MathFn::erf);
-    case Op::sigmoid: return fn(ir::MathFn::sigmoid);
-    case Op::abs: return ir::Call::make(ir::MathFn::abs, {arg(0, rt)});
+    case Op::lt:
+      return ir::lt(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::le:
+      return ir::le(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::gt:
+      return ir::gt(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::ge:
+      return ir::ge(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::eq:
+      return ir::eq(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::ne:
+      return ir::ne(arg(0, operand_type()), arg(1, operand_type()));
+    case Op::logical_and:
+      return ir::logical_and(lower(e.args[0]), lower(e.args[1]));
+    case Op::logical_or:
+      return ir::logical_or(lower(e.args[0]), lower(e.args[1]));
+    case Op::exp:
+      return fn(ir::MathFn::exp);
+    case Op::log:
+      return fn(ir::MathFn::log);
+    case Op::sqrt:
+      return fn(ir::MathFn::sqrt);
+    case Op::rsqrt:
+      return fn(ir::MathFn::rsqrt);
+    case Op::tanh:
+      return fn(ir::MathFn::tanh);
+    case Op::erf:
+      return fn(ir::MathFn::erf);
+    case Op::sigmoid:
+      return fn(ir::MathFn::sigmoid);
+    case Op::abs:
+      return ir::Call::make(ir::MathFn::abs, {arg(0, rt)});
     case Op::floor:
       return rt.is_int() ? arg(0, rt) : ir::Call::make(ir::MathFn::floor, {arg(0, rt)});
     case Op::ceil:
       return rt.is_int() ? arg(0, rt) : ir::Call::make(ir::MathFn::ceil, {arg(0, rt)});
-    case Op::min: return ir::min(arg(0, rt), arg(1, rt));
-    case Op::max: return ir::max(arg(0, rt), arg(1, rt));
-    case Op::pow: return ir::Call::make(ir::MathFn::pow, {arg(0, ctype_), arg(1, ctype_)});
+    case Op::min:
+      return ir::min(arg(0, rt), arg(1, rt));
+    case Op::max:
+      return ir::max(arg(0, rt), arg(1, rt));
+    case Op::pow:
+      return ir::Call::make(ir::MathFn::pow, {arg(0, ctype_), arg(1, ctype_)});
     case Op::ceildiv: {
       Expr a = arg(0, Type::i64()), b = arg(1, Type::i64());
       auto la = const_lower_bound(a), lb = const_lower_bound(b);
@@ -318,7 +364,8 @@ struct ReduceState {
     auto scale = [&](const Expr& m) { return ir::Call::make(ir::MathFn::exp, {m - top}); };
     const Expr sum = load_b(i) * scale(m1) + from.load_b(j) * scale(m2);
     ir::Stmt body = ir::Block::make(
-        {ir::Store::make(b, i, ir::select(ir::eq(top, ir::make_const(t, -kInf)), ir::make_zero(t), sum)),
+        {ir::Store::make(b, i,
+                         ir::select(ir::eq(top, ir::make_const(t, -kInf)), ir::make_zero(t), sum)),
          ir::Store::make(a, i, top)});
     body = ir::LetStmt::make(tn, ir::max(m1, m2), body);
     return ir::LetStmt::make(n1, load_a(i), ir::LetStmt::make(n2, from.load_a(j), body));
@@ -362,8 +409,9 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
     update = state.update(ir::i64(0), v, names_);
   } else {
     Expr old = ir::Load::make(vt, best, ir::i64(0));
-    Expr better = ir::logical_or(ir::lt(ir::Load::make(rt, acc, ir::i64(0)), ir::i64(0)),
-                                 e.reduce_op == te::ReduceOp::argmax ? ir::gt(v, old) : ir::lt(v, old));
+    Expr better =
+        ir::logical_or(ir::lt(ir::Load::make(rt, acc, ir::i64(0)), ir::i64(0)),
+                       e.reduce_op == te::ReduceOp::argmax ? ir::gt(v, old) : ir::lt(v, old));
     update = ir::IfThenElse::make(
         better, ir::Block::make({ir::Store::make(best, ir::i64(0), v),
                                  ir::Store::make(acc, ir::i64(0), inline_rvars_[e.rvars[0]])}));
@@ -372,8 +420,8 @@ Expr ExprLowerer::inline_reduce(const te::Expr& e) {
   for (size_t k = e.rvars.size(); k-- > 0;) {
     const te::IndexVar& rv = s.reduce_vars[e.rvars[k]];
     Expr lo = convert(lower(rv.lo), Type::i64()), hi = convert(lower(rv.hi), Type::i64());
-    body = ir::For::make(loop_names[k], ir::simplify(lo), ir::simplify(ir::max(hi - lo, ir::i64(0))),
-                         ir::ForKind::serial, body);
+    body = ir::For::make(loop_names[k], ir::simplify(lo),
+                         ir::simplify(ir::max(hi - lo, ir::i64(0))), ir::ForKind::serial, body);
   }
   Prelude pre;
   const int lanes = s.reduce_lanes < 0 ? b_.natural_lanes : s.reduce_lanes;
@@ -438,7 +486,8 @@ ir::Stmt ExprLowerer::vector_reduce_loop(const te::Expr& e, const std::string& v
       ir::IfThenElse::make(ir::lt(full, n), step(lo + full, ir::lt(l, n - full))),
       ir::For::make(fold, ir::i64(0), w, ir::ForKind::serial,
                     state.merge(ir::i64(0), part, ir::Var::make(Type::i64(), fold), names_))};
-  return ir::LetStmt::make(count, ir::simplify(ir::max(hi - lo, ir::i64(0))), ir::Block::make(code));
+  return ir::LetStmt::make(count, ir::simplify(ir::max(hi - lo, ir::i64(0))),
+                           ir::Block::make(code));
 }
 
 }  // namespace kf::lowering

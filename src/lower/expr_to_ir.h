@@ -73,9 +73,9 @@ ir::Stmt with_preludes(const std::vector<Prelude>& pre, ir::Stmt use);
 class ExprLowerer {
  public:
   struct Bindings {
-    std::function<ir::Expr(int)> index_var;           // LHS var d of the stage
-    std::function<ir::Expr(int)> reduce_var;          // a loop reduction var of the stage
-    std::function<const BufferView&(int)> stage_view; // where stage s is readable now
+    std::function<ir::Expr(int)> index_var;            // LHS var d of the stage
+    std::function<ir::Expr(int)> reduce_var;           // a loop reduction var of the stage
+    std::function<const BufferView&(int)> stage_view;  // where stage s is readable now
     int natural_lanes = 16;  // vectorize_reductions without a width: the target's vector
   };
 

@@ -35,6 +35,8 @@ class GuardsToBounds : public ir::IRMutator {
 
 }  // namespace
 
-Stmt guards_to_bounds(const Stmt& s) { return GuardsToBounds().mutate(s); }
+Stmt guards_to_bounds(const Stmt& s) {
+  return GuardsToBounds().mutate(s);
+}
 
 }  // namespace kf::lowering

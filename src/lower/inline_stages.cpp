@@ -34,9 +34,8 @@ Expr instantiate(const Stage& src, const Expr& access, Stage& dst) {
   if (!access.has_else) return value;
   Expr cond;
   for (size_t d = 0; d < access.index_count(); ++d) {
-    Expr in = sched::logical_and(
-        sched::binary(te::Op::ge, access.args[d], sched::int_lit(0)),
-        sched::binary(te::Op::lt, access.args[d], src.vars[d].hi));
+    Expr in = sched::logical_and(sched::binary(te::Op::ge, access.args[d], sched::int_lit(0)),
+                                 sched::binary(te::Op::lt, access.args[d], src.vars[d].hi));
     cond = d == 0 ? in : sched::logical_and(cond, in);
   }
   Expr sel;

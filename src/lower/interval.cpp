@@ -74,9 +74,16 @@ void decompose(const Expr& e, int64_t scale, Linear& out) {
       case BinOp::max:
         out.add(ir::max(simplify_linear(b->a), simplify_linear(b->b)), scale);
         return;
-      case BinOp::div: case BinOp::mod: case BinOp::eq:
-      case BinOp::ne: case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge:
-      case BinOp::logical_and: case BinOp::logical_or:
+      case BinOp::div:
+      case BinOp::mod:
+      case BinOp::eq:
+      case BinOp::ne:
+      case BinOp::lt:
+      case BinOp::le:
+      case BinOp::gt:
+      case BinOp::ge:
+      case BinOp::logical_and:
+      case BinOp::logical_or:
         break;
     }
   }
@@ -101,7 +108,9 @@ Expr rebuild(const Linear& l, ir::Type t) {
   return sum;
 }
 
-bool is_int(const Expr& e) { return e.defined() && e.type() == ir::Type::i64(); }
+bool is_int(const Expr& e) {
+  return e.defined() && e.type() == ir::Type::i64();
+}
 
 std::optional<int64_t> bound(const Expr& e, bool upper, const std::set<std::string>& signed_vars);
 
@@ -145,8 +154,15 @@ std::optional<int64_t> atom_bound(const Expr& e, bool upper, const std::set<std:
         }
         return std::nullopt;
       }
-      case BinOp::add: case BinOp::sub: case BinOp::eq: case BinOp::ne: case BinOp::lt:
-      case BinOp::le: case BinOp::gt: case BinOp::ge: case BinOp::logical_and:
+      case BinOp::add:
+      case BinOp::sub:
+      case BinOp::eq:
+      case BinOp::ne:
+      case BinOp::lt:
+      case BinOp::le:
+      case BinOp::gt:
+      case BinOp::ge:
+      case BinOp::logical_and:
       case BinOp::logical_or:
         return std::nullopt;
     }
@@ -183,7 +199,9 @@ Expr simplify_linear(const Expr& e) {
   return rebuild(l, e.type());
 }
 
-std::optional<int64_t> const_upper_bound(const Expr& e) { return bound(e, true, {}); }
+std::optional<int64_t> const_upper_bound(const Expr& e) {
+  return bound(e, true, {});
+}
 
 std::optional<int64_t> const_lower_bound(const Expr& e, const std::set<std::string>& signed_vars) {
   return bound(e, false, signed_vars);
@@ -296,8 +314,14 @@ Interval bounds_of(const Expr& e, const Scope& scope, const std::set<std::string
       return {x.min.defined() && y.min.defined() ? ir::max(x.min, y.min)
                                                  : (x.min.defined() ? x.min : y.min),
               both(x.max, y.max, [](Expr p, Expr q) { return ir::max(p, q); }), false};
-    case BinOp::eq: case BinOp::ne: case BinOp::lt: case BinOp::le: case BinOp::gt:
-    case BinOp::ge: case BinOp::logical_and: case BinOp::logical_or:
+    case BinOp::eq:
+    case BinOp::ne:
+    case BinOp::lt:
+    case BinOp::le:
+    case BinOp::gt:
+    case BinOp::ge:
+    case BinOp::logical_and:
+    case BinOp::logical_or:
       return Interval::everything();
   }
   return Interval::everything();

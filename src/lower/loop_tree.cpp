@@ -36,9 +36,9 @@ const std::vector<std::string>& LoopTree::leaves_of(const std::string& node) con
     out.push_back(node);
   } else if (auto c = consumed_by_.find(node); c != consumed_by_.end()) {
     const sched::Split& sp = s_.splits[c->second];
-    std::vector<std::string> kids =
-        sp.kind == SplitKind::split ? std::vector<std::string>{sp.outer, sp.inner}
-                                    : std::vector<std::string>{sp.parent};
+    std::vector<std::string> kids = sp.kind == SplitKind::split
+                                        ? std::vector<std::string>{sp.outer, sp.inner}
+                                        : std::vector<std::string>{sp.parent};
     for (const std::string& k : kids)
       for (const std::string& l : leaves_of(k))
         if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
@@ -151,7 +151,8 @@ Interval LoopTree::range(const std::string& node, const NestContext& ctx) const 
   auto it = consumed_by_.find(node);
   KF_CHECK(it != consumed_by_.end()) << "partly bound leaf " << node;
   const sched::Split& sp = s_.splits[it->second];
-  if (sp.kind == SplitKind::fuse) return {ir::i64(0), simplify_linear(e.expr - ir::i64(1)), e.exact};
+  if (sp.kind == SplitKind::fuse)
+    return {ir::i64(0), simplify_linear(e.expr - ir::i64(1)), e.exact};
   const Expr f = ir::i64(sp.factor);
   const Interval ri = range(sp.inner, ctx);
   if (all_bound(sp.outer, ctx)) {

@@ -28,9 +28,9 @@
 namespace kf::lowering {
 
 struct TreeRoot {
-  std::string name;   // the original variable (= its loop name before splits)
-  ir::Expr min;       // first value (region min, or the reduction's lo)
-  ir::Expr extent;    // number of values
+  std::string name;                // the original variable (= its loop name before splits)
+  ir::Expr min;                    // first value (region min, or the reduction's lo)
+  ir::Expr extent;                 // number of values
   std::optional<int64_t> nominal;  // constant upper bound of extent, if any
 };
 
@@ -40,12 +40,12 @@ struct TreeRoot {
 inline constexpr int kFullTailNesting = 1;
 
 struct NestContext {
-  std::set<std::string> bound;                 // leaf names bound outside the current point
-  std::set<int> full;                          // indices into Stage::splits known to be full
-  std::map<std::string, ir::Expr> leaf_values; // strip-mined leaves: strip * lanes + lane
-  std::set<std::string> overshoot;             // nodes whose value may exceed their extent
-  int tails = 0;         // tail copies of partitioned loops this point is nested in
-  bool in_tail = false;  // tails > kFullTailNesting: keep code compact (no more partitions)
+  std::set<std::string> bound;                  // leaf names bound outside the current point
+  std::set<int> full;                           // indices into Stage::splits known to be full
+  std::map<std::string, ir::Expr> leaf_values;  // strip-mined leaves: strip * lanes + lane
+  std::set<std::string> overshoot;              // nodes whose value may exceed their extent
+  int tails = 0;            // tail copies of partitioned loops this point is nested in
+  bool in_tail = false;     // tails > kFullTailNesting: keep code compact (no more partitions)
   bool where_full = false;  // the stage's reduction predicate is known true here
   // Loops whose iterations run in order on one thread, every one of them: leaf -> the index of
   // the iteration among those (from 0) and their count. A serial For: its variable and trip
@@ -58,7 +58,7 @@ struct NestContext {
 };
 
 struct Extent {
-  ir::Expr expr;                   // exact count, or a constant upper bound when !exact
+  ir::Expr expr;  // exact count, or a constant upper bound when !exact
   bool exact = true;
   std::optional<int64_t> nominal;  // constant upper bound, if any
 };

@@ -88,7 +88,8 @@ class ReplaceDivisions : public ir::IRMutator {
 
  protected:
   Expr mutate_binary(const ir::Binary* op, const Expr& e) override {
-    if (auto d = division(op, c_); d && d->first == v_) return op->op == BinOp::div ? page_ : within_;
+    if (auto d = division(op, c_); d && d->first == v_)
+      return op->op == BinOp::div ? page_ : within_;
     return IRMutator::mutate_binary(op, e);
   }
 

@@ -86,7 +86,8 @@ class InsertPrefetches : public ir::IRMutator {
     }
     if (hints.empty()) return inner;
     hints.push_back(f->body);
-    return ir::For::make(f->name, f->min, f->extent, f->for_kind, ir::Block::make(std::move(hints)));
+    return ir::For::make(f->name, f->min, f->extent, f->for_kind,
+                         ir::Block::make(std::move(hints)));
   }
 
  private:

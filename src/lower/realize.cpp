@@ -32,7 +32,9 @@ struct Realization {
   int first_reduce = -1;
 };
 
-Expr var(const std::string& name) { return ir::Var::make(ir::Type::i64(), name); }
+Expr var(const std::string& name) {
+  return ir::Var::make(ir::Type::i64(), name);
+}
 
 Expr product(const std::vector<Expr>& v) {
   Expr p = ir::i64(1);
@@ -41,8 +43,8 @@ Expr product(const std::vector<Expr>& v) {
 }
 
 bool is_arg_reduce(const sched::Stage& s) {
-  return s.reduction && (s.body.reduce_op == te::ReduceOp::argmax ||
-                         s.body.reduce_op == te::ReduceOp::argmin);
+  return s.reduction &&
+         (s.body.reduce_op == te::ReduceOp::argmax || s.body.reduce_op == te::ReduceOp::argmin);
 }
 
 class Realizer {
@@ -52,7 +54,8 @@ class Realizer {
   Stmt run() {
     std::vector<int> roots;
     for (size_t s = 0; s < p_.stages.size(); ++s)
-      if (p_.stages[s].compute.kind == sched::ComputeKind::root) roots.push_back(static_cast<int>(s));
+      if (p_.stages[s].compute.kind == sched::ComputeKind::root)
+        roots.push_back(static_cast<int>(s));
     std::vector<std::pair<int, Region>> regions;
     for (int s : roots) {
       Region full = full_region(p_, s);
@@ -61,7 +64,8 @@ class Realizer {
     }
     std::vector<Stmt> body;
     for (auto& [s, full] : regions)
-      body.push_back(ir::ProducerConsumer::make(p_.stages[s].name, true, realize(s, full, views_[s])));
+      body.push_back(
+          ir::ProducerConsumer::make(p_.stages[s].name, true, realize(s, full, views_[s])));
     Stmt all = ir::Block::make(body);
     for (size_t i = regions.size(); i-- > 0;) {
       const int s = regions[i].first;
@@ -137,7 +141,8 @@ class Realizer {
 
   int lanes_for(const sched::Stage& s, const sched::Loop& l) const {
     if (l.lanes > 0) return l.lanes;
-    return s.type == te::ValueType::f64 && p_.task->dtype != DType::f64 ? o_.lanes_f32 : o_.lanes_f64;
+    return s.type == te::ValueType::f64 && p_.task->dtype != DType::f64 ? o_.lanes_f32
+                                                                        : o_.lanes_f64;
   }
 
   Stmt realize(int stage, const Region& region, const BufferView& view) {
@@ -151,8 +156,8 @@ class Realizer {
       Expr lo_e = lo.lower_static(s.reduce_vars[r].lo);
       Expr ext = ir::simplify(lo.lower_static(s.reduce_vars[r].hi) - lo_e);
       auto c = ir::as_const_int(ext);
-      roots.push_back({s.reduce_vars[r].name, lo_e, ext,
-                       c ? std::optional<int64_t>(*c) : std::nullopt});
+      roots.push_back(
+          {s.reduce_vars[r].name, lo_e, ext, c ? std::optional<int64_t>(*c) : std::nullopt});
     }
     NestContext start;
     start.tails = tail_depth_;
@@ -176,7 +181,8 @@ class Realizer {
             bool init) {
     if (k == order.size()) return point(r, ctx, init);
     if (!init && order[k] == r.first_reduce)
-      return ir::Block::make({emit(r, r.init_order, 0, ctx, true), emit_leaf(r, order, k, ctx, false)});
+      return ir::Block::make(
+          {emit(r, r.init_order, 0, ctx, true), emit_leaf(r, order, k, ctx, false)});
     return emit_leaf(r, order, k, ctx, init);
   }
 
@@ -222,13 +228,16 @@ class Realizer {
       const Expr main = ir::simplify(pe.expr / f);
       NestContext full = ctx;
       full.full.insert(sp);
-      const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
+      const ir::ForKind fk =
+          loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
       Stmt m;
       if (fk == ir::ForKind::parallel && chunk_per_thread(r, loop, ext)) {
-        m = chunked(name, loop.name, main, full, [&](const NestContext& c) { return body(c, Expr(), true); });
+        m = chunked(name, loop.name, main, full,
+                    [&](const NestContext& c) { return body(c, Expr(), true); });
       } else {
         if (fk == ir::ForKind::serial && ext.exact) full.trips[loop.name] = {var(name), main};
-        m = with_hoisted(name, ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact)));
+        m = with_hoisted(name,
+                         ir::For::make(name, ir::i64(0), main, fk, body(full, Expr(), ext.exact)));
       }
       NestContext tail = ctx;
       enter_tail(tail);
@@ -242,7 +251,8 @@ class Realizer {
       // Unrolled when the trip count is a constant; a tail runs as a plain loop instead.
       auto c = ir::as_const_int(ext.expr);
       if (c && *c <= 64)
-        return ir::For::make(name, ir::i64(0), ext.expr, ir::ForKind::unrolled, body(ctx, Expr(), ext.exact));
+        return ir::For::make(name, ir::i64(0), ext.expr, ir::ForKind::unrolled,
+                             body(ctx, Expr(), ext.exact));
       // A tile's partial extent (min(12, M - i.o*12), the last rows): its nominal count,
       // unrolled, each iteration guarded, so the tile's accumulators keep constant indices and
       // the tail runs from registers like the full tiles (as a plain loop it ran from memory, at
@@ -251,12 +261,15 @@ class Realizer {
         return ir::For::make(name, ir::i64(0), ir::i64(*ext.nominal), ir::ForKind::unrolled,
                              body(ctx, ir::lt(var(name), ext.expr), ext.exact));
     }
-    const ir::ForKind fk = loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
+    const ir::ForKind fk =
+        loop.kind == LoopKind::parallel ? ir::ForKind::parallel : ir::ForKind::serial;
     if (fk == ir::ForKind::parallel && chunk_per_thread(r, loop, ext))
-      return chunked(name, loop.name, ext.expr, ctx, [&](const NestContext& c) { return body(c, Expr(), true); });
+      return chunked(name, loop.name, ext.expr, ctx,
+                     [&](const NestContext& c) { return body(c, Expr(), true); });
     NestContext c = ctx;
     if (fk == ir::ForKind::serial && ext.exact) c.trips[loop.name] = {var(name), ext.expr};
-    return with_hoisted(name, ir::For::make(name, ir::i64(0), ext.expr, fk, body(c, Expr(), ext.exact)));
+    return with_hoisted(name,
+                        ir::For::make(name, ir::i64(0), ext.expr, fk, body(c, Expr(), ext.exact)));
   }
 
   // Whether the parallel loop `loop` is lowered as one contiguous chunk per thread: a producer
@@ -265,8 +278,8 @@ class Realizer {
   bool chunk_per_thread(const Realization& r, const sched::Loop& loop, const Extent& ext) const {
     if (!ext.exact || tail_depth_ > 0) return false;
     for (const sched::Stage& q : p_.stages)
-      if (q.double_buffer && q.compute.kind == sched::ComputeKind::at && q.compute.stage == r.s->name &&
-          q.compute.loop == loop.name)
+      if (q.double_buffer && q.compute.kind == sched::ComputeKind::at &&
+          q.compute.stage == r.s->name && q.compute.loop == loop.name)
         return true;
     return false;
   }
@@ -286,8 +299,9 @@ class Realizer {
     Stmt in = with_hoisted(name, ir::For::make(k, ir::i64(0), var(count), ir::ForKind::serial,
                                                ir::LetStmt::make(name, first + var(k), body(ctx))));
     in = ir::LetStmt::make(count, ir::max(ir::i64(0), ir::min(chunk, n - first)), in);
-    return ir::LetStmt::make(nt, ir::max(ir::i64(1), ir::Var::make(ir::Type::i64(), ir::kNumThreadsVar)),
-                             ir::For::make(t, ir::i64(0), threads, ir::ForKind::parallel, in));
+    return ir::LetStmt::make(
+        nt, ir::max(ir::i64(1), ir::Var::make(ir::Type::i64(), ir::kNumThreadsVar)),
+        ir::For::make(t, ir::i64(0), threads, ir::ForKind::parallel, in));
   }
 
   // `loop` wrapped in the allocations that double-buffered producers inside it hoisted out of
@@ -306,7 +320,8 @@ class Realizer {
                    const Extent& ext, const NestContext& ctx, int w, Body& body) {
     auto c = ir::as_const_int(ext.expr);
     if (c && *c == w)
-      return ir::For::make(name, ir::i64(0), ir::i64(w), ir::ForKind::vectorized, body(ctx, Expr(), ext.exact));
+      return ir::For::make(name, ir::i64(0), ir::i64(w), ir::ForKind::vectorized,
+                           body(ctx, Expr(), ext.exact));
     if ((c && *c < w) || (ext.nominal && *ext.nominal <= w)) {
       int lanes = 2;
       const int64_t need = c ? *c : *ext.nominal;
@@ -345,8 +360,9 @@ class Realizer {
     Expr g = ir::lt(var(name) * ir::i64(w) + var(lane), ext.expr);
     Stmt t = ir::IfThenElse::make(
         ir::lt(main * ir::i64(w), ext.expr),
-        ir::LetStmt::make(name, main, ir::For::make(lane, ir::i64(0), ir::i64(w), ir::ForKind::vectorized,
-                                                    body(sc, g, ext.exact))));
+        ir::LetStmt::make(name, main,
+                          ir::For::make(lane, ir::i64(0), ir::i64(w), ir::ForKind::vectorized,
+                                        body(sc, g, ext.exact))));
     (void)r;
     return ir::Block::make({m, t});
   }
@@ -360,15 +376,16 @@ class Realizer {
     bool hot = false;
     for (const std::string& leaf : r.tree->leaves_of(split.inner)) {
       const int j = r.s->find_loop(leaf);
-      const bool later = std::find(order.begin() + static_cast<long>(k) + 1, order.end(), j) != order.end();
+      const bool later =
+          std::find(order.begin() + static_cast<long>(k) + 1, order.end(), j) != order.end();
       const LoopKind kind = r.s->loops[j].kind;
       hot = hot || (later && (kind == LoopKind::vectorized || kind == LoopKind::unrolled));
     }
     // Stages computed at or inside this loop get regions whose extents depend on the tail.
     for (const sched::Stage& q : p_.stages)
       if (q.compute.kind == sched::ComputeKind::at && q.compute.stage == r.s->name &&
-          std::find(order.begin() + static_cast<long>(k), order.end(), r.s->find_loop(q.compute.loop)) !=
-              order.end())
+          std::find(order.begin() + static_cast<long>(k), order.end(),
+                    r.s->find_loop(q.compute.loop)) != order.end())
         hot = true;
     if (!hot) return false;
     NestContext c = ctx;
@@ -462,7 +479,8 @@ class Realizer {
     body = ir::Allocate::make(v.name, v.storage, size, mem, body);
     if (!v.value_buffer.empty())
       body = ir::Allocate::make(v.value_buffer, arg_value_type(ps), size, mem, body);
-    for (size_t l = lets.size(); l-- > 0;) body = ir::LetStmt::make(lets[l].first, lets[l].second, body);
+    for (size_t l = lets.size(); l-- > 0;)
+      body = ir::LetStmt::make(lets[l].first, lets[l].second, body);
     return body;
   }
 
@@ -473,7 +491,8 @@ class Realizer {
     for (size_t d = 0; d < n; ++d) vals[d] = r.tree->root_value(static_cast<int>(d), ctx);
     std::map<int, Expr> rvals;
     const std::vector<int>& rv = s.loop_rvars();
-    for (size_t k = 0; k < rv.size(); ++k) rvals[rv[k]] = r.tree->root_value(static_cast<int>(n + k), ctx);
+    for (size_t k = 0; k < rv.size(); ++k)
+      rvals[rv[k]] = r.tree->root_value(static_cast<int>(n + k), ctx);
     const BufferView& v = r.view;
     Expr idx = ir::i64(0);
     for (size_t d = 0; d < n; ++d) {
@@ -486,7 +505,8 @@ class Realizer {
     const te::ReduceOp op = s.body.reduce_op;
     if (init) {
       if (!is_arg_reduce(s))
-        return ir::Store::make(v.name, idx, ExprLowerer::convert(reduce_identity(op, vt), v.storage));
+        return ir::Store::make(v.name, idx,
+                               ExprLowerer::convert(reduce_identity(op, vt), v.storage));
       // No index yet (-1), as the oracle reports an empty range.
       return ir::Block::make(
           {ir::Store::make(v.value_buffer, idx, reduce_identity(op, arg_value_type(s))),
@@ -504,7 +524,8 @@ class Realizer {
     } else if (!is_arg_reduce(s)) {
       Expr x = ExprLowerer::convert(el.lower(s.body.args[0]), vt);
       Expr acc = ExprLowerer::convert(ir::Load::make(v.storage, v.name, idx), vt);
-      st = ir::Store::make(v.name, idx, ExprLowerer::convert(reduce_combine(op, acc, x), v.storage));
+      st =
+          ir::Store::make(v.name, idx, ExprLowerer::convert(reduce_combine(op, acc, x), v.storage));
     } else {
       const ir::Type at = arg_value_type(s);
       Expr x = ExprLowerer::convert(el.lower(s.body.args[0]), at);
@@ -514,16 +535,16 @@ class Realizer {
       Expr strictly = op == te::ReduceOp::argmax ? ir::gt(x, best) : ir::lt(x, best);
       // The first value taken, then strictly better ones; ties go to the lowest index whatever
       // the loop order, as in the oracle's ascending scan.
-      Expr better = ir::logical_or(
-          ir::logical_or(ir::lt(cur, ir::i64(0)), strictly),
-          ir::logical_and(ir::eq(x, best), ir::lt(k, cur)));
+      Expr better = ir::logical_or(ir::logical_or(ir::lt(cur, ir::i64(0)), strictly),
+                                   ir::logical_and(ir::eq(x, best), ir::lt(k, cur)));
       const std::string c = names_.fresh(s.name + ".better");
       Expr cv = ir::Var::make(ir::Type::boolean(), c);
       st = ir::LetStmt::make(
           c, better,
-          ir::Block::make({ir::Store::make(v.value_buffer, idx, ir::select(cv, x, best)),
-                           ir::Store::make(v.name, idx,
-                                           ExprLowerer::convert(ir::select(cv, k, cur), v.storage))}));
+          ir::Block::make(
+              {ir::Store::make(v.value_buffer, idx, ir::select(cv, x, best)),
+               ir::Store::make(v.name, idx,
+                               ExprLowerer::convert(ir::select(cv, k, cur), v.storage))}));
     }
     if (s.where && !ctx.where_full) st = ir::IfThenElse::make(el.lower(*s.where), st);
     return with_preludes(el.take_preludes(), st);
@@ -540,9 +561,9 @@ class Realizer {
   //         of row + kRowsAhead; ++row }
   //   if (k + 1 < n) fill the rows left of copy (L+1)&1
   // nullopt (the caller fills P in place) when L is not such a loop or P's extent moves with L.
-  std::optional<Stmt> double_buffered(const std::vector<int>& producers, size_t i, const NestPoint& at,
-                                      const std::function<Stmt()>& rest, const Region& R,
-                                      const Region& named,
+  std::optional<Stmt> double_buffered(const std::vector<int>& producers, size_t i,
+                                      const NestPoint& at, const std::function<Stmt()>& rest,
+                                      const Region& R, const Region& named,
                                       const std::vector<std::pair<std::string, Expr>>& lets,
                                       BufferView v) {
     const int P = producers[i];
@@ -581,9 +602,10 @@ class Realizer {
       const Expr r = var(row);
       const Stmt step = ir::LetStmt::make(
           row, rows->min + done,
-          ir::Block::make({ir::substitute(rows->name, r, rows->body),
-                           input_prefetches(ir::substitute(rows->name, r + ir::i64(kRowsAhead), rows->body)),
-                           ir::Store::make(cursor, ir::i64(0), done + ir::i64(1))}));
+          ir::Block::make(
+              {ir::substitute(rows->name, r, rows->body),
+               input_prefetches(ir::substitute(rows->name, r + ir::i64(kRowsAhead), rows->body)),
+               ir::Store::make(cursor, ir::i64(0), done + ir::i64(1))}));
       const sched::DoubleBuffer& db = *ps.double_buffer;
       const std::string carrier = db.stage + "." + db.loop;
       const Stmt one = ir::IfThenElse::make(
@@ -599,7 +621,8 @@ class Realizer {
                              InsertAtLoop(carrier, one).mutate(body), rest_of_rows});
       all = ir::Allocate::make(cursor, ir::Type::i64(), ir::i64(1), ir::MemoryKind::stack, all);
     }
-    for (size_t k = lets.size(); k-- > 0;) all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
+    for (size_t k = lets.size(); k-- > 0;)
+      all = ir::LetStmt::make(lets[k].first, lets[k].second, all);
     return all;
   }
 
@@ -610,13 +633,15 @@ class Realizer {
    public:
     InsertAtLoop(std::string loop, Stmt step) : loop_(std::move(loop)), step_(std::move(step)) {}
     Stmt mutate_for(const ir::For* op, const Stmt& s) override {
-      const bool serial = op->for_kind == ir::ForKind::serial || op->for_kind == ir::ForKind::unrolled;
+      const bool serial =
+          op->for_kind == ir::ForKind::serial || op->for_kind == ir::ForKind::unrolled;
       outside_ += !serial;
       Stmt inner = ir::IRMutator::mutate_for(op, s);
       outside_ -= !serial;
       if (op->name != loop_ || !serial || outside_ > 0) return inner;
       const ir::For* f = inner.as<ir::For>();
-      return ir::For::make(f->name, f->min, f->extent, f->for_kind, ir::Block::make({step_, f->body}));
+      return ir::For::make(f->name, f->min, f->extent, f->for_kind,
+                           ir::Block::make({step_, f->body}));
     }
 
    private:

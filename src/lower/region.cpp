@@ -71,7 +71,8 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
   const std::vector<int>& rvars = s.loop_rvars();
   if (c == at.stage) {
     for (size_t d = 0; d < s.vars.size(); ++d)
-      scope[placeholder(c, 'v', static_cast<int>(d))] = at.tree->root_range(static_cast<int>(d), at.ctx);
+      scope[placeholder(c, 'v', static_cast<int>(d))] =
+          at.tree->root_range(static_cast<int>(d), at.ctx);
     for (size_t k = 0; k < rvars.size(); ++k)
       scope[placeholder(c, 'r', rvars[k])] =
           at.tree->root_range(static_cast<int>(s.vars.size() + k), at.ctx);
@@ -161,7 +162,8 @@ Region required_region(const sched::Pipeline& p, int producer, const NestPoint& 
             // a select branch: 03's RoPE reads kp[r - 1] only where r is odd) can make the
             // interval run past the producer's domain on either side; the producer is never
             // computed outside it (computing kp at r = -1 read wk_rope before its start).
-            if (auto over = const_upper_bound(simplify_linear(i.max - last)); !(over && *over <= 0)) {
+            if (auto over = const_upper_bound(simplify_linear(i.max - last));
+                !(over && *over <= 0)) {
               i.max = ir::simplify(ir::min(i.max, last));
               clamped[d] = true;
             }

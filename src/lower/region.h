@@ -11,8 +11,8 @@
 // ranging variables (a data-dependent gather, a product of two loop variables) needs the whole
 // extent of that dimension. A read of an input at a fixed index is a fixed value: a range
 // `t in 0..lens[n]` read inside the loop over n asks for lens[n] elements there. So is a read of
-// an i64 stage already computed there (`LiveViews`: 07's `t in 0..pos[r] + 1`). Reads with `else`, and inexact intervals, are clamped to the
-// producer's extent so it is never computed out of range.
+// an i64 stage already computed there (`LiveViews`: 07's `t in 0..pos[r] + 1`). Reads with `else`,
+// and inexact intervals, are clamped to the producer's extent so it is never computed out of range.
 #pragma once
 
 #include <map>
@@ -27,8 +27,8 @@
 namespace kf::lowering {
 
 struct Region {
-  std::vector<ir::Expr> min, extent;             // per LHS dim
-  std::vector<std::optional<int64_t>> nominal;   // constant upper bound of each extent, if any
+  std::vector<ir::Expr> min, extent;            // per LHS dim
+  std::vector<std::optional<int64_t>> nominal;  // constant upper bound of each extent, if any
 };
 
 // A point in a consumer's loop nest: inside loop `loop` of `stage`, with `ctx.bound` holding

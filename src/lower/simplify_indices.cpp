@@ -40,6 +40,8 @@ class SimplifyIndices : public ir::IRMutator {
 
 }  // namespace
 
-ir::Stmt simplify_indices(const ir::Stmt& s) { return SimplifyIndices().mutate(s); }
+ir::Stmt simplify_indices(const ir::Stmt& s) {
+  return SimplifyIndices().mutate(s);
+}
 
 }  // namespace kf::lowering

@@ -132,16 +132,16 @@ class TransposeCopies : public ir::IRMutator {
     const Expr b_rest = ir::simplify(inner->min + nb * L);
     Stmt cols = ir::For::make(
         tl, ir::i64(0), L, ir::ForKind::serial,
-        ir::For::make(b, b_rest, ir::simplify(inner->extent - nb * L), ir::ForKind::serial,
-                      ir::substitute(a, ir::simplify(a0 + ir::Var::make(ir::Type::i64(), tl)),
-                                     inner->body)));
+        ir::For::make(
+            b, b_rest, ir::simplify(inner->extent - nb * L), ir::ForKind::serial,
+            ir::substitute(a, ir::simplify(a0 + ir::Var::make(ir::Type::i64(), tl)), inner->body)));
     Stmt blocks = ir::For::make(
         ta, ir::i64(0), na, outer->for_kind,
         ir::Block::make({ir::For::make(tb, ir::i64(0), nb, ir::ForKind::serial, block), cols}));
     // Rows past the last whole block, every column.
-    Stmt rows = ir::For::make(a, ir::simplify(outer->min + na * L),
-                              ir::simplify(outer->extent - na * L), ir::ForKind::serial,
-                              outer->body);
+    Stmt rows =
+        ir::For::make(a, ir::simplify(outer->min + na * L), ir::simplify(outer->extent - na * L),
+                      ir::ForKind::serial, outer->body);
     return ir::simplify(ir::Block::make({blocks, rows}));
   }
 

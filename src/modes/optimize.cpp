@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "agents/acceptance.h"
 #include "agents/builtin/brain.h"
 #include "agents/judge.h"
 #include "agents/roles.h"
@@ -20,14 +21,8 @@
 namespace kf {
 namespace {
 
-// A candidate is kept when its minimum time beats the best's by 3%; one within 15% is a near
-// miss, measured again in one run side by side with the best (batches interleaved, the same
-// inputs), and kept when that run puts it 2% ahead by both the median and the minimum. Equal
-// kernels measured that way on this shared machine differ by up to ~2-3% (each worker's memory
-// placement), so a smaller margin would keep noise.
-constexpr double kAcceptMargin = 0.97;
-constexpr double kNearMiss = 1.15;
-constexpr double kPairedAccept = 1.02;
+// The acceptance rule (margin, near misses, paired confirmation): agents/acceptance.h.
+const agents::AcceptancePolicy& kAccept = agents::acceptance_policy();
 // A budget below three tuning rounds cannot tune after every accepted strategy: the knobs of
 // the newest step wait until the planner's best remaining proposal expects less than this (a
 // knob's value is worth a few percent; 03 and 04 spent half of 6 evaluations on trials that
@@ -228,7 +223,7 @@ EvalOptions Loop::eval_options(int threads) const {
     // Ten times the best: a candidate that slow is of no use, and waiting for it to finish (28's
     // first register tile ran 10x slower, 14 s a call) would spend a short budget on it.
     e.run_timeout_s = std::max(2.0, 10 * best_result_.timing->median_s);
-    e.stop_slower_than_s = kNearMiss * best_result_.timing->min_s;
+    e.stop_slower_than_s = kAccept.near_miss_of * best_result_.timing->min_s;
   }
   e.compile.cxx = o_.cxx;
   e.compile.extra_flags = target_.compile_flags;
@@ -267,11 +262,10 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
     // The same margin as a plan's: a knob value a hair faster by the minimum is noise, and
     // once kept it stays in every later candidate (01's o.d at 8 lanes, 1.8x slower than 16
     // once fused, kept for a minimum 1% lower before the fusion).
-    if (t->timing->min_s < kAcceptMargin * best_result_.timing->min_s) {
+    if (kAccept.faster(t->timing->min_s, best_result_.timing->min_s)) {
       best_ = *c;
       best_result_ = *t;
-    } else if (t->timing->median_s < kAcceptMargin * best_result_.timing->median_s &&
-               t->timing->min_s < kNearMiss * best_result_.timing->min_s &&
+    } else if (kAccept.faster_by_median_only(*t, best_result_) &&
                (!near || t->timing->median_s < near->second.timing->median_s)) {
       near = {*c, *t};
     }
@@ -283,12 +277,11 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
   // The tuner decides by minimum times; a setting clearly faster by the median whose minimum
   // was not (the best's minimum a lucky sample, or this one's timing disturbed) is measured
   // again side by side with the best, as a near miss of the planner's is, and that pair decides.
-  if (near && near->second.timing->median_s < kAcceptMargin * best_result_.timing->median_s &&
+  if (near && kAccept.faster(near->second.timing->median_s, best_result_.timing->median_s) &&
       budget_left()) {
     auto again = measure(near->first, "confirm", "confirm:" + near->first.origin, &best_);
     if (!again) return again.error();
-    if (again->verdict == Verdict::ok && again->timing && again->rival_timing &&
-        again->vs_rival.min >= kPairedAccept && again->vs_rival.median >= kPairedAccept) {
+    if (kAccept.wins_pair(*again)) {
       best_ = near->first;
       best_result_ = *again;
     }
@@ -573,16 +566,14 @@ Expected<OptimizeResult> Loop::run() {
     // Decisions compare minimum times: on a shared machine the minimum is the measurement least
     // disturbed by other work (the median is reported, the minimum decides).
     bool better = r->timing && (!best_result_.timing ||
-                                r->timing->min_s < kAcceptMargin * best_result_.timing->min_s);
+                                kAccept.faster(r->timing->min_s, best_result_.timing->min_s));
     // A near miss (within the noise of this machine) is measured again: the best and the
     // candidate back to back, and that pair decides.
-    const bool near_miss = !better && r->timing && best_result_.timing &&
-                           r->timing->min_s < kNearMiss * best_result_.timing->min_s;
+    const bool near_miss = !better && kAccept.near_miss(*r, best_result_);
     if (near_miss && budget_left()) {
       auto again = measure(*cand, "confirm", "confirm:" + plan.strategy, &best_);
       if (!again) return again.error();
-      if (again->verdict == Verdict::ok && again->timing && again->rival_timing &&
-          again->vs_rival.min >= kPairedAccept && again->vs_rival.median >= kPairedAccept) {
+      if (kAccept.wins_pair(*again)) {
         better = true;
         r = again;
       }

@@ -34,8 +34,8 @@ class EvidenceCache {
       agents::ProfileOptions po;
       po.cxx = o.cxx;
       po.threads = c.threads;
-      po.stage_times = o.stage_times == "on" ||
-                       (o.stage_times == "auto" && top_level_stages(pipeline) >= 3);
+      po.stage_times =
+          o.stage_times == "on" || (o.stage_times == "auto" && top_level_stages(pipeline) >= 3);
       po.stage_time_s = o.stage_time_s;
       if (c.source.starts_with(kGeneratedHeader)) po.schedule = c.schedule;
       auto p = agents::profile_candidate(task, c.source, r, machine, po);
@@ -44,7 +44,8 @@ class EvidenceCache {
         e.faults_in_hot_path = e.faults_in_hot_path || p->tags.faults_in_hot_path;
         e.findings = p->findings;
         if (p->stage_times.known)
-          for (const agents::StageTime& t : p->stage_times.stages) e.stage_shares[t.stage] = t.share;
+          for (const agents::StageTime& t : p->stage_times.stages)
+            e.stage_shares[t.stage] = t.share;
       } else {
         e.findings.push_back("profile unavailable: " + p.error().message());
       }

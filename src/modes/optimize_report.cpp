@@ -1,16 +1,16 @@
 #include "modes/optimize_report.h"
-#include "support/json_text.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
 
+#include "support/json_text.h"
+
 namespace kf {
 
-nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
-                                const OptimizeResult& r, double naive_median_s,
-                                const std::vector<nlohmann::json>& journey) {
+nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, const OptimizeResult& r,
+                                double naive_median_s, const std::vector<nlohmann::json>& journey) {
   nlohmann::json s;
   s["run"] = r.run_id;
   s["task"] = task.name;
@@ -23,27 +23,29 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
   s["stop_reason"] = r.stop_reason;
   s["naive_median_s"] = naive_median_s;
   const double best = r.best_result.timing ? r.best_result.timing->median_s : 0;
-  s["best"] = {{"key", r.best.key},
-               {"recipe", r.best.recipe.to_string()},
-               {"recipe_steps", r.best.recipe.to_json()},
-               {"schedule", r.best.schedule},
-               {"median_s", best},
-               {"speedup_vs_naive", best > 0 ? naive_median_s / best : 0.0},
-               {"roofline_fraction", r.best_result.roofline ? r.best_result.roofline->fraction : 0.0}};
+  s["best"] = {
+      {"key", r.best.key},
+      {"recipe", r.best.recipe.to_string()},
+      {"recipe_steps", r.best.recipe.to_json()},
+      {"schedule", r.best.schedule},
+      {"median_s", best},
+      {"speedup_vs_naive", best > 0 ? naive_median_s / best : 0.0},
+      {"roofline_fraction", r.best_result.roofline ? r.best_result.roofline->fraction : 0.0}};
   if (r.final_result) {
     const RunResult& f = *r.final_result;
-    s["final"] = {{"verdict", verdict_name(f.verdict)},
-                  {"median_s", f.timing ? f.timing->median_s : 0.0},
-                  {"min_s", f.timing ? f.timing->min_s : 0.0},
-                  {"vs_reference", {{"median", f.vs_reference.median}, {"min", f.vs_reference.min}}},
-                  {"vs_baseline", {{"median", f.vs_baseline.median}, {"min", f.vs_baseline.min}}},
-                  {"baseline", f.baseline_name},
-                  {"gflops", f.roofline ? f.roofline->gflops : 0.0},
-                  {"gbps", f.roofline ? f.roofline->gbps : 0.0},
-                  {"roofline_fraction", f.roofline ? f.roofline->fraction : 0.0},
-                  {"bound", f.roofline ? f.roofline->bound : ""},
-                  {"checks", f.checks.size()},
-                  {"worst_error_ratio", std::max(f.worst_error_ratio(), r.best_result.worst_error_ratio())}};
+    s["final"] = {
+        {"verdict", verdict_name(f.verdict)},
+        {"median_s", f.timing ? f.timing->median_s : 0.0},
+        {"min_s", f.timing ? f.timing->min_s : 0.0},
+        {"vs_reference", {{"median", f.vs_reference.median}, {"min", f.vs_reference.min}}},
+        {"vs_baseline", {{"median", f.vs_baseline.median}, {"min", f.vs_baseline.min}}},
+        {"baseline", f.baseline_name},
+        {"gflops", f.roofline ? f.roofline->gflops : 0.0},
+        {"gbps", f.roofline ? f.roofline->gbps : 0.0},
+        {"roofline_fraction", f.roofline ? f.roofline->fraction : 0.0},
+        {"bound", f.roofline ? f.roofline->bound : ""},
+        {"checks", f.checks.size()},
+        {"worst_error_ratio", std::max(f.worst_error_ratio(), r.best_result.worst_error_ratio())}};
   }
   if (!r.final_failures.empty()) s["final_failures"] = r.final_failures;
   s["journey"] = journey;
@@ -51,9 +53,9 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
 }
 
 std::string optimize_summary_text(const nlohmann::json& s) {
-  std::string t = fmt::format("kforge optimize: run {} on {} ({} thread(s), brain {})\n",
-                              s.value("run", ""), s.value("task", ""), s.value("threads", 1),
-                              s.value("brain", ""));
+  std::string t =
+      fmt::format("kforge optimize: run {} on {} ({} thread(s), brain {})\n", s.value("run", ""),
+                  s.value("task", ""), s.value("threads", 1), s.value("brain", ""));
   t += fmt::format("{} evaluations ({} read back from the store), {} attempts; stopped: {}\n",
                    s.value("evaluations", 0), s.value("reused_evaluations", 0),
                    s.value("attempts", 0), s.value("stop_reason", ""));
@@ -62,15 +64,18 @@ std::string optimize_summary_text(const nlohmann::json& s) {
     const std::string detail = a.contains("detail") && a["detail"].is_object()
                                    ? a["detail"].value("recipe", a["detail"].value("message", ""))
                                    : "";
-    t += fmt::format("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0),
-                     a.value("kind", ""), a.value("strategy", ""), a.value("verdict", ""),
-                     a.value("median_s", 0.0) > 0 ? fmt::format("{:.3f} ms", 1e3 * a.value("median_s", 0.0)) : "-",
-                     a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",
-                     detail);
+    t += fmt::format(
+        "  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0), a.value("kind", ""),
+        a.value("strategy", ""), a.value("verdict", ""),
+        a.value("median_s", 0.0) > 0 ? fmt::format("{:.3f} ms", 1e3 * a.value("median_s", 0.0))
+                                     : "-",
+        a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",
+        detail);
   }
   for (const auto& x : s.value("final_failures", nlohmann::json::array()))
-    t += fmt::format("\nfailed the final run on fresh inputs, replaced by the next fastest: {} ({}: {})",
-                     x.value("recipe", ""), x.value("verdict", ""), x.value("message", ""));
+    t += fmt::format(
+        "\nfailed the final run on fresh inputs, replaced by the next fastest: {} ({}: {})",
+        x.value("recipe", ""), x.value("verdict", ""), x.value("message", ""));
   if (s.contains("final_failures")) t += "\n";
   const auto& b = s["best"];
   const double vs_naive = b.value("speedup_vs_naive", 0.0);
@@ -93,8 +98,8 @@ std::string optimize_summary_text(const nlohmann::json& s) {
                        f.value("baseline", ""), f["vs_baseline"].value("median", 0.0),
                        f["vs_baseline"].value("min", 0.0));
     if (const double ratio = f.value("worst_error_ratio", 0.0); ratio > 0)
-      t += fmt::format("  correctness: worst element at {:.2f} of its tolerance bound{}\n",
-                       ratio, ratio > 0.5 ? " (a thin margin: other input seeds may fail it)" : "");
+      t += fmt::format("  correctness: worst element at {:.2f} of its tolerance bound{}\n", ratio,
+                       ratio > 0.5 ? " (a thin margin: other input seeds may fail it)" : "");
   }
   return t;
 }
@@ -110,8 +115,8 @@ Status write_optimize_outputs(const Task& task, const OptimizeResult& r) {
     return {};
   };
   KF_RETURN_IF_ERROR(write("best.cpp", r.best.source));
-  KF_RETURN_IF_ERROR(write("best.sched", "# " + task.name + ": " + r.best.recipe.to_string() +
-                                             "\n" + r.best.schedule));
+  KF_RETURN_IF_ERROR(write(
+      "best.sched", "# " + task.name + ": " + r.best.recipe.to_string() + "\n" + r.best.schedule));
   KF_RETURN_IF_ERROR(write("summary.json", dump_json(r.summary, 2) + "\n"));
   return write("summary.txt", optimize_summary_text(r.summary));
 }

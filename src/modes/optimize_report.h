@@ -9,9 +9,8 @@
 
 namespace kf {
 
-nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o,
-                                const OptimizeResult& r, double naive_median_s,
-                                const std::vector<nlohmann::json>& journey);
+nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, const OptimizeResult& r,
+                                double naive_median_s, const std::vector<nlohmann::json>& journey);
 
 // The readable summary (also printed by `kforge optimize` at the end).
 std::string optimize_summary_text(const nlohmann::json& summary);

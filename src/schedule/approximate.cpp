@@ -27,7 +27,8 @@ namespace {
 te::Expr rewrite_tanh_softplus(const te::Expr& e, int& rewritten) {
   te::Expr r = e;
   for (te::Expr& a : r.args) a = rewrite_tanh_softplus(a, rewritten);
-  if (r.kind != te::ExprKind::call || r.op != te::Op::tanh || r.type != te::ValueType::f64) return r;
+  if (r.kind != te::ExprKind::call || r.op != te::Op::tanh || r.type != te::ValueType::f64)
+    return r;
   const te::Expr* x = softplus_arg(r.args[0]);
   if (!x) return r;
   ++rewritten;
@@ -53,8 +54,9 @@ Status apply_approximate(Pipeline& p, const Primitive& prim) {
   if (!si) return si.error();
   Stage& s = p.stages[static_cast<size_t>(*si)];
   if (p.task && p.task->dtype == DType::f64)
-    return Status::error("the task computes in f64: the fast forms of exp, log, tanh, erf and "
-                         "sigmoid are f32 only");
+    return Status::error(
+        "the task computes in f64: the fast forms of exp, log, tanh, erf and "
+        "sigmoid are f32 only");
   int rewritten = 0;
   te::Expr body = rewrite_tanh_softplus(s.body, rewritten);
   if (mark(body) + rewritten == 0)

@@ -9,11 +9,11 @@
 //
 // A free reduction var (s above) is lifted over the static range that covers its values
 // (pipeline.h, lift_subexpression). Products are regrouped so the V-free factors form one
-// subexpression (`x * G * e` hoists `G * e` along x's var): a reassociation that changes the rounding by an
-// ulp or so, which the judge checks against the task's tolerance like any other change. Only
-// subexpressions worth a stage count: one with a reduction, a transcendental, a division or a
-// square root. Select branches and `else` values are not searched (they are evaluated lazily;
-// computing them everywhere could read out of bounds).
+// subexpression (`x * G * e` hoists `G * e` along x's var): a reassociation that changes the
+// rounding by an ulp or so, which the judge checks against the task's tolerance like any other
+// change. Only subexpressions worth a stage count: one with a reduction, a transcendental, a
+// division or a square root. Select branches and `else` values are not searched (they are evaluated
+// lazily; computing them everywhere could read out of bounds).
 #include <vector>
 
 #include "schedule/primitives_internal.h"
@@ -94,12 +94,13 @@ Status apply_hoist(Pipeline& p, const Primitive& prim) {
     if (var < 0) {
       std::vector<std::string> names;
       for (const te::IndexVar& v : s.vars) names.push_back(v.name);
-      return Status::error(s.name + " has no variable " + prim.args[a] + " (its variables: " +
-                           join(names) + ")");
+      return Status::error(s.name + " has no variable " + prim.args[a] +
+                           " (its variables: " + join(names) + ")");
     }
     vars.push_back(var);
   }
-  if (s.is_recurrence()) return Status::error(s.name + " is a recurrence: its terms are not hoisted");
+  if (s.is_recurrence())
+    return Status::error(s.name + " is a recurrence: its terms are not hoisted");
   Stage trial = s;  // regrouping edits the body; the original stays if nothing is hoisted
   Finder f{trial, vars};
   f.walk(trial.body, true);

@@ -88,8 +88,9 @@ Status apply_fuse(Pipeline& p, const Primitive& prim) {
   if (o.reduce != i.reduce)
     return Status::error(what + ": one is a reduction loop and the other is not");
   if (has_tail_ancestry(s, inner))
-    return Status::error(what + ": " + inner +
-                         " is (part of) the inner loop of a split, whose extent shrinks in the tail");
+    return Status::error(
+        what + ": " + inner +
+        " is (part of) the inner loop of a split, whose extent shrinks in the tail");
   KF_RETURN_IF_ERROR(check_new_loop_name(s, fused));
   Loop f;
   f.name = fused;
@@ -137,7 +138,8 @@ Status apply_prefetch(Pipeline& p, const Primitive& prim) {
   auto at = find_loop(p, prim.args[0]);
   if (!at) return at.error();
   const int64_t d = std::stoll(prim.args[1]);
-  if (d < 1) return Status::error("prefetch distance must be at least 1 iteration, got " + prim.args[1]);
+  if (d < 1)
+    return Status::error("prefetch distance must be at least 1 iteration, got " + prim.args[1]);
   p.stages[at->first].loops[at->second].prefetch = d;
   return ok_status();
 }

@@ -12,7 +12,8 @@
 //   zp_in[n, c, od_x, oh_x, ow_x] = x[n, c, od_x - S, ...] else 0     (a zero-padded copy)
 //   zp_w[c, k, a_w, b_w, e_w]      = weight[c, k, a_w, b_w, e_w] else 0  (taps padded to s*T)
 //   zp[od_p, oh_p, ow_p, n, k, od_q, oh_q, ow_q] = sum(c, a_t, b_t, e_t:
-//       zp_in[n, c, od_q - a_t + (od_p + 1) / 2 + S, ...] * zp_w[c, k, 2 * a_t + (od_p + 1) % 2, ...])
+//       zp_in[n, c, od_q - a_t + (od_p + 1) / 2 + S, ...] * zp_w[c, k, 2 * a_t + (od_p + 1) % 2,
+//       ...])
 //   z_r[n, k, od, oh, ow] = zp[od % 2, oh % 2, ow % 2, n, k, od / 2, oh / 2, ow / 2]
 //
 // with T = ceildiv(R, s) taps per phase and S = T - 1 - P / s the padding that keeps every read
@@ -46,16 +47,19 @@ struct Phase {
 };
 
 bool is_int(const Expr& e, int64_t v) {
-  return e.kind == ExprKind::number && e.type == te::ValueType::i64 && e.number == static_cast<double>(v);
+  return e.kind == ExprKind::number && e.type == te::ValueType::i64 &&
+         e.number == static_cast<double>(v);
 }
 
 // e as sum(coef * var) + constant over index and reduction vars; false for anything else.
-bool linear(const Expr& e, std::map<std::pair<RefKind, int>, int64_t>& coef, int64_t& c, int64_t sign) {
+bool linear(const Expr& e, std::map<std::pair<RefKind, int>, int64_t>& coef, int64_t& c,
+            int64_t sign) {
   if (e.kind == ExprKind::number && e.type == te::ValueType::i64) {
     c += sign * static_cast<int64_t>(e.number);
     return true;
   }
-  if (e.kind == ExprKind::name && (e.ref.kind == RefKind::index_var || e.ref.kind == RefKind::reduce_var)) {
+  if (e.kind == ExprKind::name &&
+      (e.ref.kind == RefKind::index_var || e.ref.kind == RefKind::reduce_var)) {
     coef[{e.ref.kind, e.ref.index}] += sign;
     return true;
   }
@@ -80,9 +84,12 @@ std::optional<Phase> congruence(const Expr& e) {
   ph.stride = *s;
   for (const auto& [var, k] : coef) {
     if (k == 0) continue;
-    if (var.first == RefKind::index_var && k == 1 && ph.o < 0) ph.o = var.second;
-    else if (var.first == RefKind::reduce_var && k == -1 && ph.r < 0) ph.r = var.second;
-    else return std::nullopt;
+    if (var.first == RefKind::index_var && k == 1 && ph.o < 0)
+      ph.o = var.second;
+    else if (var.first == RefKind::reduce_var && k == -1 && ph.r < 0)
+      ph.r = var.second;
+    else
+      return std::nullopt;
   }
   if (ph.o < 0 || ph.r < 0) return std::nullopt;
   return ph;
@@ -90,7 +97,8 @@ std::optional<Phase> congruence(const Expr& e) {
 
 // Whether e is `(o + P - r) / s` for phase ph.
 bool phase_index(const Expr& e, const Phase& ph) {
-  if (e.kind != ExprKind::call || e.op != Op::div || const_int(e.args[1]) != ph.stride) return false;
+  if (e.kind != ExprKind::call || e.op != Op::div || const_int(e.args[1]) != ph.stride)
+    return false;
   std::map<std::pair<RefKind, int>, int64_t> coef;
   int64_t c = 0;
   if (!linear(e.args[0], coef, c, 1) || c != ph.offset) return false;
@@ -114,12 +122,17 @@ void conjuncts(const Expr& e, std::vector<Expr>& out) {
 
 bool uses_any(const Expr& e, const std::vector<Phase>& phases) {
   for (const Phase& ph : phases)
-    if (uses_var(e, RefKind::index_var, ph.o) || uses_var(e, RefKind::reduce_var, ph.r)) return true;
+    if (uses_var(e, RefKind::index_var, ph.o) || uses_var(e, RefKind::reduce_var, ph.r))
+      return true;
   return false;
 }
 
-Expr add(Expr a, Expr b) { return binary(Op::add, std::move(a), std::move(b)); }
-Expr sub(Expr a, Expr b) { return binary(Op::sub, std::move(a), std::move(b)); }
+Expr add(Expr a, Expr b) {
+  return binary(Op::add, std::move(a), std::move(b));
+}
+Expr sub(Expr a, Expr b) {
+  return binary(Op::sub, std::move(a), std::move(b));
+}
 
 // An access to tensor `of` (an input or a stage, as `of` refers to it) at `idx`, with `else 0`.
 Expr padded_read(const Expr& of, std::vector<Expr> idx) {
@@ -183,7 +196,8 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     return Status::error(why + "needs a sum reduction (a transposed convolution)");
   if (s.type != te::ValueType::f64)
     return Status::error(why + "needs a floating-point stage (its padding is a float zero)");
-  if (s.compute.kind != ComputeKind::root || !s.splits.empty() || s.loops.size() != default_loops(s).size())
+  if (s.compute.kind != ComputeKind::root || !s.splits.empty() ||
+      s.loops.size() != default_loops(s).size())
     return Status::error(why + "needs the stage at root with its default loops (apply it first)");
 
   std::vector<Expr> factors;
@@ -194,9 +208,9 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     const Expr& x = factors[f];
     if (x.kind != ExprKind::call || x.op != Op::select || guarded >= 0) continue;
     const Expr& in = x.args[1];
-    if (x.args[2].kind != ExprKind::number || x.args[2].number != 0 || in.kind != ExprKind::access ||
-        in.type != te::ValueType::f64 ||
-        !in.has_else || in.args.back().kind != ExprKind::number || in.args.back().number != 0 ||
+    if (x.args[2].kind != ExprKind::number || x.args[2].number != 0 ||
+        in.kind != ExprKind::access || in.type != te::ValueType::f64 || !in.has_else ||
+        in.args.back().kind != ExprKind::number || in.args.back().number != 0 ||
         (in.ref.kind != RefKind::input && in.ref.kind != RefKind::stage))
       continue;
     std::vector<Expr> cs;
@@ -221,8 +235,9 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     phases = std::move(found);
   }
   if (guarded < 0)
-    return Status::error(why + "no factor of its body is select((o + P - r) % s == 0 && ..., "
-                               "T[..., (o + P - r) / s, ...] else 0, 0)");
+    return Status::error(why +
+                         "no factor of its body is select((o + P - r) % s == 0 && ..., "
+                         "T[..., (o + P - r) / s, ...] else 0, 0)");
   // The phase vars come in the order of S's vars.
   std::sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.o < b.o; });
   const size_t np = phases.size();
@@ -283,7 +298,9 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     vars.push_back(range_var(unused(s, s.vars[d].name + "_q"),
                              binary(Op::ceildiv, s.vars[d].hi, int_lit(ph.stride))));
   }
-  auto var_at = [&](size_t pos) { return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name); };
+  auto var_at = [&](size_t pos) {
+    return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name);
+  };
   auto q_of = [&](const Phase& ph) { return var_at(np + static_cast<size_t>(ph.o)); };
   auto p_of = [&](size_t i) { return var_at(i); };
   std::vector<te::IndexVar> rvars = s.reduce_vars;
@@ -322,13 +339,13 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     const Phase* ph = &phases[pi];
     const std::string vname = s.vars[static_cast<size_t>(ph->o)].name + "_x";
     const Expr shift = sub(taps[pi], int_lit(1 + ph->offset / ph->stride));
-    in_vars.push_back(range_var(vname, add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi,
-                                                  int_lit(ph->stride)),
-                                           taps[pi])));
+    in_vars.push_back(range_var(
+        vname, add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi, int_lit(ph->stride)),
+                   taps[pi])));
     in_src.push_back(sub(var_ref(RefKind::index_var, static_cast<int>(d), vname), shift));
-    in_read.push_back(add(sub(q_of(*ph), t_of(pi)),
-                          add(binary(Op::div, add(p_of(pi), int_lit(ph->offset)), int_lit(ph->stride)),
-                              shift)));
+    in_read.push_back(
+        add(sub(q_of(*ph), t_of(pi)),
+            add(binary(Op::div, add(p_of(pi), int_lit(ph->offset)), int_lit(ph->stride)), shift)));
   }
   // The taps' copy, zero past R in the decomposed dims (s * T >= R).
   const std::vector<Expr> w_ext = tensor_extents(p, w.ref);
@@ -338,10 +355,13 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     const Expr& idx = w.args[d];
     std::optional<size_t> pi;
     for (size_t i = 0; i < np; ++i)
-      if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var && idx.ref.index == phases[i].r)
+      if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var &&
+          idx.ref.index == phases[i].r)
         pi = i;
-    const std::string vname = idx.kind == ExprKind::name ? idx.name + (pi ? "_w" : "") : "d" + std::to_string(d);
-    w_vars.push_back(range_var(vname, pi ? binary(Op::mul, int_lit(phases[*pi].stride), taps[*pi]) : w_ext[d]));
+    const std::string vname =
+        idx.kind == ExprKind::name ? idx.name + (pi ? "_w" : "") : "d" + std::to_string(d);
+    w_vars.push_back(
+        range_var(vname, pi ? binary(Op::mul, int_lit(phases[*pi].stride), taps[*pi]) : w_ext[d]));
     w_src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
     if (!pi) {
       w_read.push_back(rename(idx));
@@ -361,7 +381,7 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   Expr product;
   for (size_t f = 0; f < factors.size(); ++f) {
     Expr x = static_cast<int>(f) == guarded ? stage_access(in_name, pos, in_read, in.type)
-           : static_cast<int>(f) == tap     ? stage_access(w_name, pos + 1, w_read, w.type)
+             : static_cast<int>(f) == tap   ? stage_access(w_name, pos + 1, w_read, w.type)
                                             : rename(factors[f]);
     product = f == 0 ? std::move(x) : binary(Op::mul, std::move(product), std::move(x));
   }
@@ -381,7 +401,8 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   std::vector<Expr> read;
   for (size_t i = 0; i < np; ++i) {
     const Phase& f = phases[i];
-    read.push_back(binary(Op::mod, var_ref(RefKind::index_var, f.o, s.vars[static_cast<size_t>(f.o)].name),
+    read.push_back(binary(Op::mod,
+                          var_ref(RefKind::index_var, f.o, s.vars[static_cast<size_t>(f.o)].name),
                           int_lit(f.stride)));
   }
   for (size_t d = 0; d < s.vars.size(); ++d) {

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "schedule/te_util.h"
-#include "te/static_eval.h"
 #include "support/check.h"
+#include "te/static_eval.h"
 
 namespace kf::sched {
 
@@ -19,10 +19,14 @@ using te::RefKind;
 
 std::string to_string(LoopKind k) {
   switch (k) {
-    case LoopKind::serial: return "serial";
-    case LoopKind::parallel: return "parallel";
-    case LoopKind::vectorized: return "vectorized";
-    case LoopKind::unrolled: return "unrolled";
+    case LoopKind::serial:
+      return "serial";
+    case LoopKind::parallel:
+      return "parallel";
+    case LoopKind::vectorized:
+      return "vectorized";
+    case LoopKind::unrolled:
+      return "unrolled";
   }
   return "?";
 }
@@ -90,7 +94,8 @@ void Pipeline::insert_stage(int pos, Stage stage) {
   KF_CHECK(pos >= 0 && pos <= static_cast<int>(stages.size())) << "insert_stage at " << pos;
   stages.insert(stages.begin() + pos, std::move(stage));
   for (Stage& s : stages)
-    for_each_expr(s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r >= pos ? r + 1 : r; }); });
+    for_each_expr(
+        s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r >= pos ? r + 1 : r; }); });
 }
 
 void Pipeline::remove_stage(int pos) {
@@ -98,7 +103,8 @@ void Pipeline::remove_stage(int pos) {
   KF_CHECK(readers(pos).empty()) << "remove_stage of " << stages[pos].name << ", which is read";
   stages.erase(stages.begin() + pos);
   for (Stage& s : stages)
-    for_each_expr(s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r > pos ? r - 1 : r; }); });
+    for_each_expr(
+        s, [&](Expr& e) { remap_stage_refs(e, [&](int r) { return r > pos ? r - 1 : r; }); });
 }
 
 std::vector<Loop> default_loops(const Stage& s) {
@@ -183,7 +189,8 @@ std::optional<Expr> static_max(const Expr& e, const Stage& s) {
       }
       return std::nullopt;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -218,7 +225,8 @@ std::optional<Expr> static_min(const Expr& e, const Stage& s) {
       if (auto ka = const_int(*a)) return int_lit(e.op == te::Op::mul ? *ka * *k : *ka / *k);
       return binary(e.op, *a, int_lit(*k));
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -262,7 +270,6 @@ std::set<int> bound_in(const Expr& e) {
   return bound;
 }
 
-
 // A lifted stage whose range was widened past where the original evaluated it (a free reduction
 // var's covering range) evaluates its reads at points the original never did, where an index
 // may fall outside its tensor: every access not surely in range reads 0 there instead (`else
@@ -276,8 +283,8 @@ Expr guard_accesses(const Pipeline& p, const Stage& e) {
     const auto t = static_cast<size_t>(a.ref.index);
     bool safe = true;
     for (size_t d = 0; d < a.index_count(); ++d) {
-      const Expr extent = input ? formula_to_te(p.task->inputs[t].shape[d], *p.task)
-                                : p.stages[t].vars[d].hi;
+      const Expr extent =
+          input ? formula_to_te(p.task->inputs[t].shape[d], *p.task) : p.stages[t].vars[d].hi;
       safe = safe && surely_within(a.args[d], e, extent);
     }
     if (safe) return std::nullopt;
@@ -313,7 +320,8 @@ bool surely_within(const Expr& idx, const Stage& e, const Expr& extent) {
   const te::IndexVar* v = nullptr;
   if (idx.ref.kind == RefKind::index_var) v = &e.vars[static_cast<size_t>(idx.ref.index)];
   if (idx.ref.kind == RefKind::reduce_var) v = &e.reduce_vars[static_cast<size_t>(idx.ref.index)];
-  return v && v->is_static && const_int(v->lo) == 0 && te::to_string(v->hi) == te::to_string(extent);
+  return v && v->is_static && const_int(v->lo) == 0 &&
+         te::to_string(v->hi) == te::to_string(extent);
 }
 
 bool can_lift(const Stage& s, const Expr& e) {
@@ -329,7 +337,8 @@ bool can_lift(const Stage& s, const Expr& e) {
 void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
                         const std::string& note) {
   Stage& s = p.stages[static_cast<size_t>(si)];
-  KF_CHECK(can_lift(s, r)) << "lift_subexpression: " << name << " has a variable without a static range";
+  KF_CHECK(can_lift(s, r)) << "lift_subexpression: " << name
+                           << " has a variable without a static range";
   const std::set<int> bound = bound_in(r);
   std::set<int> free_index, free_reduce;
   visit_names(s, r, [&](const Expr& x) {
@@ -361,10 +370,10 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
                                          : binary(te::Op::sub, range->second, range->first);
     nv.is_static = true;
     e.vars.push_back(nv);
-    access_idx.push_back(const_int(range->first) == 0
-                             ? var_ref(RefKind::reduce_var, rv, v.name)
-                             : binary(te::Op::sub, var_ref(RefKind::reduce_var, rv, v.name),
-                                      range->first));
+    access_idx.push_back(
+        const_int(range->first) == 0
+            ? var_ref(RefKind::reduce_var, rv, v.name)
+            : binary(te::Op::sub, var_ref(RefKind::reduce_var, rv, v.name), range->first));
   }
   std::map<int, int> new_rvar;
   for (int b : bound) {
@@ -395,7 +404,8 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
   for (int rv : free_reduce) widened = widened || !s.reduce_vars[static_cast<size_t>(rv)].is_static;
   if (widened) e.body = guard_accesses(p, e);
   e.reduction = e.body.kind == ExprKind::reduce && e.body.reduce_op != te::ReduceOp::logsumexp;
-  for (int rv : e.body.rvars) e.reduction = e.reduction && e.reduce_vars[static_cast<size_t>(rv)].is_static;
+  for (int rv : e.body.rvars)
+    e.reduction = e.reduction && e.reduce_vars[static_cast<size_t>(rv)].is_static;
   e.loops = default_loops(e);
   e.storage_order.resize(e.vars.size());
   for (size_t d = 0; d < e.vars.size(); ++d) e.storage_order[d] = static_cast<int>(d);
@@ -523,9 +533,15 @@ std::string Pipeline::to_string() const {
     }
     os << "\n  compute: ";
     switch (s.compute.kind) {
-      case ComputeKind::root: os << "root"; break;
-      case ComputeKind::inlined: os << "inline"; break;
-      case ComputeKind::at: os << "at " << s.compute.stage << "." << s.compute.loop; break;
+      case ComputeKind::root:
+        os << "root";
+        break;
+      case ComputeKind::inlined:
+        os << "inline";
+        break;
+      case ComputeKind::at:
+        os << "at " << s.compute.stage << "." << s.compute.loop;
+        break;
     }
     if (s.nontemporal) os << "\n  stores: nontemporal";
     if (s.row_align > 0) os << "\n  rows: padded to " << s.row_align << " elements";

@@ -43,12 +43,12 @@ enum class LoopKind { serial, parallel, vectorized, unrolled };
 std::string to_string(LoopKind k);
 
 struct Loop {
-  std::string name;              // "i", "i.o", "k.i", "ij"
+  std::string name;  // "i", "i.o", "k.i", "ij"
   LoopKind kind = LoopKind::serial;
-  int lanes = 0;                 // vectorized: vector width; 0 = the target's natural width
-  bool reduce = false;           // derived from a reduction variable
-  bool scan = false;             // derived from the scan dim of a recurrence
-  int64_t prefetch = 0;          // > 0: each iteration prefetches the inputs this many ahead read
+  int lanes = 0;         // vectorized: vector width; 0 = the target's natural width
+  bool reduce = false;   // derived from a reduction variable
+  bool scan = false;     // derived from the scan dim of a recurrence
+  int64_t prefetch = 0;  // > 0: each iteration prefetches the inputs this many ahead read
 };
 
 enum class SplitKind { split, fuse };
@@ -89,28 +89,28 @@ struct DoubleBuffer {
 struct Stage {
   // What it computes.
   std::string name;
-  int output = -1;                      // index into task.outputs, -1 for an intermediate
+  int output = -1;  // index into task.outputs, -1 for an intermediate
   te::ValueType type = te::ValueType::f64;
-  std::vector<te::IndexVar> vars;       // pure (storage) dims in LHS order; lo is 0
+  std::vector<te::IndexVar> vars;  // pure (storage) dims in LHS order; lo is 0
   std::vector<te::IndexVar> reduce_vars;
-  te::Expr body;                        // a reduction stage: the reduce node itself
-  bool reduction = false;               // body is a reduce whose rvars are schedulable loops
-  int scan_dim = -1;                    // recurrence: the dim that must ascend
-  std::optional<te::Expr> where;        // reduction stages: update only where true
+  te::Expr body;                  // a reduction stage: the reduce node itself
+  bool reduction = false;         // body is a reduce whose rvars are schedulable loops
+  int scan_dim = -1;              // recurrence: the dim that must ascend
+  std::optional<te::Expr> where;  // reduction stages: update only where true
   std::optional<WhereSplit> where_split;
-  std::string note;                     // provenance, e.g. "cache_write of C"
+  std::string note;  // provenance, e.g. "cache_write of C"
 
   // How (its schedule).
-  std::vector<Loop> loops;              // outermost first
-  std::vector<Split> splits;            // in the order applied
+  std::vector<Loop> loops;    // outermost first
+  std::vector<Split> splits;  // in the order applied
   ComputeLoc compute;
-  std::vector<int> storage_order;       // dims outermost first: a permutation of 0..vars-1
-  bool nontemporal = false;             // outputs: full-vector stores bypass the caches
-  int row_align = 0;                    // align_storage: the innermost stored dim is padded to
-                                        // a multiple of this many elements (0: dense)
-  bool hoist_gathers = false;           // hoist_gathers: loops divided by a dim run by pages
-  int reduce_lanes = 0;                 // vectorize_reductions: lanes of its inline reductions'
-                                        // partial results (-1: the target's width; 0: scalar)
+  std::vector<int> storage_order;  // dims outermost first: a permutation of 0..vars-1
+  bool nontemporal = false;        // outputs: full-vector stores bypass the caches
+  int row_align = 0;               // align_storage: the innermost stored dim is padded to
+                                   // a multiple of this many elements (0: dense)
+  bool hoist_gathers = false;      // hoist_gathers: loops divided by a dim run by pages
+  int reduce_lanes = 0;            // vectorize_reductions: lanes of its inline reductions'
+                                   // partial results (-1: the target's width; 0: scalar)
   std::optional<DoubleBuffer> double_buffer;
 
   // The reduction variables that are loops (the top reduce node's rvars); empty if pure.

@@ -37,8 +37,8 @@ Expected<int> find_loop_in(const Pipeline& p, int stage, const std::string& loop
   const Stage& s = p.stages[stage];
   int l = s.find_loop(loop);
   if (l < 0)
-    return Status::error("stage " + s.name + " has no loop '" + loop + "' (its loops: " +
-                         loop_list(s) + ")");
+    return Status::error("stage " + s.name + " has no loop '" + loop +
+                         "' (its loops: " + loop_list(s) + ")");
   return l;
 }
 
@@ -75,7 +75,8 @@ std::set<std::string> leaves_of(const Stage& s, const std::string& node) {
   for (const Split& sp : s.splits) {
     std::vector<std::string> children;
     if (sp.kind == SplitKind::split && sp.parent == node) children = {sp.outer, sp.inner};
-    if (sp.kind == SplitKind::fuse && (sp.outer == node || sp.inner == node)) children = {sp.parent};
+    if (sp.kind == SplitKind::fuse && (sp.outer == node || sp.inner == node))
+      children = {sp.parent};
     for (const std::string& c : children)
       for (const std::string& l : leaves_of(s, c)) out.insert(l);
   }
@@ -107,8 +108,7 @@ std::string dependence_of(const Stage& s, const Loop& l) {
     return "it is a reduction loop: every iteration accumulates into the same element of " +
            s.name + " (rfactor it first to get a pure loop over partial results)";
   if (l.scan)
-    return "it is the scan loop of the recurrence " + s.name +
-           ": each step reads the one before";
+    return "it is the scan loop of the recurrence " + s.name + ": each step reads the one before";
   return "";
 }
 
@@ -140,10 +140,10 @@ Status validate_stage(const Pipeline& p, int i) {
     if (loop.kind == LoopKind::parallel || loop.kind == LoopKind::vectorized) {
       std::string why = dependence_of(s, loop);
       if (!why.empty())
-        return Status::error("cannot " +
-                             std::string(loop.kind == LoopKind::parallel ? "parallelize "
-                                                                         : "vectorize ") +
-                             ref + ": " + why);
+        return Status::error(
+            "cannot " +
+            std::string(loop.kind == LoopKind::parallel ? "parallelize " : "vectorize ") + ref +
+            ": " + why);
     }
     if (loop.kind == LoopKind::parallel) {
       if (parallel >= 0)
@@ -190,9 +190,8 @@ Status validate_stage(const Pipeline& p, int i) {
     return Status::error(s.name + " is computed at " + where + ", but " + ts.name + " is inlined");
   int l = ts.find_loop(s.compute.loop);
   if (l < 0)
-    return Status::error(s.name + " is computed at " + where +
-                         ", which is no longer a loop of " + ts.name + " (its loops: " +
-                         loop_list(ts) + ")");
+    return Status::error(s.name + " is computed at " + where + ", which is no longer a loop of " +
+                         ts.name + " (its loops: " + loop_list(ts) + ")");
   if (t <= i || computed_inside(p, t, i, 0))
     return Status::error(s.name + " cannot be computed inside " + ts.name + ", which " +
                          (t <= i ? "comes before it" : "is computed inside it"));
@@ -227,8 +226,10 @@ Status validate(const Pipeline& p) {
     for (const Stage* cur = &s; cur->compute.kind == ComputeKind::at;) {
       const Stage& t = p.stages[p.find(cur->compute.stage)];
       if (detail::has_parallel(t, t.find_loop(cur->compute.loop)))
-        return Status::error("stage " + s.name + " has a parallel loop but is computed inside a "
-                             "parallel loop of " + t.name + " (no nested parallelism)");
+        return Status::error("stage " + s.name +
+                             " has a parallel loop but is computed inside a "
+                             "parallel loop of " +
+                             t.name + " (no nested parallelism)");
       cur = &t;
     }
   }
@@ -243,30 +244,78 @@ Status apply_primitive(Pipeline& p, const Primitive& prim) {
     case PrimitiveKind::split:
       s = apply_split(work, prim.args[0], prim.args[1], prim.args[2], std::stoll(prim.args[3]));
       break;
-    case PrimitiveKind::tile: s = apply_tile(work, prim); break;
-    case PrimitiveKind::reorder: s = apply_reorder(work, prim); break;
-    case PrimitiveKind::fuse: s = apply_fuse(work, prim); break;
-    case PrimitiveKind::vectorize: s = apply_vectorize(work, prim); break;
-    case PrimitiveKind::unroll: s = apply_unroll(work, prim); break;
-    case PrimitiveKind::parallel: s = apply_parallel(work, prim); break;
-    case PrimitiveKind::compute_at: s = apply_compute_at(work, prim); break;
-    case PrimitiveKind::compute_inline: s = apply_compute_inline(work, prim); break;
-    case PrimitiveKind::compute_root: s = apply_compute_root(work, prim); break;
-    case PrimitiveKind::cache_read: s = apply_cache_read(work, prim); break;
-    case PrimitiveKind::cache_write: s = apply_cache_write(work, prim); break;
-    case PrimitiveKind::rfactor: s = apply_rfactor(work, prim); break;
-    case PrimitiveKind::reorder_storage: s = apply_reorder_storage(work, prim); break;
-    case PrimitiveKind::nontemporal: s = apply_nontemporal(work, prim); break;
-    case PrimitiveKind::prefetch: s = apply_prefetch(work, prim); break;
-    case PrimitiveKind::double_buffer: s = apply_double_buffer(work, prim); break;
-    case PrimitiveKind::reciprocal: s = apply_reciprocal(work, prim); break;
-    case PrimitiveKind::vectorize_reductions: s = apply_vectorize_reductions(work, prim); break;
-    case PrimitiveKind::hoist: s = apply_hoist(work, prim); break;
-    case PrimitiveKind::phase_split: s = apply_phase_split(work, prim); break;
-    case PrimitiveKind::online_softmax: s = apply_online_softmax(work, prim); break;
-    case PrimitiveKind::approximate: s = apply_approximate(work, prim); break;
-    case PrimitiveKind::align_storage: s = apply_align_storage(work, prim); break;
-    case PrimitiveKind::hoist_gathers: s = apply_hoist_gathers(work, prim); break;
+    case PrimitiveKind::tile:
+      s = apply_tile(work, prim);
+      break;
+    case PrimitiveKind::reorder:
+      s = apply_reorder(work, prim);
+      break;
+    case PrimitiveKind::fuse:
+      s = apply_fuse(work, prim);
+      break;
+    case PrimitiveKind::vectorize:
+      s = apply_vectorize(work, prim);
+      break;
+    case PrimitiveKind::unroll:
+      s = apply_unroll(work, prim);
+      break;
+    case PrimitiveKind::parallel:
+      s = apply_parallel(work, prim);
+      break;
+    case PrimitiveKind::compute_at:
+      s = apply_compute_at(work, prim);
+      break;
+    case PrimitiveKind::compute_inline:
+      s = apply_compute_inline(work, prim);
+      break;
+    case PrimitiveKind::compute_root:
+      s = apply_compute_root(work, prim);
+      break;
+    case PrimitiveKind::cache_read:
+      s = apply_cache_read(work, prim);
+      break;
+    case PrimitiveKind::cache_write:
+      s = apply_cache_write(work, prim);
+      break;
+    case PrimitiveKind::rfactor:
+      s = apply_rfactor(work, prim);
+      break;
+    case PrimitiveKind::reorder_storage:
+      s = apply_reorder_storage(work, prim);
+      break;
+    case PrimitiveKind::nontemporal:
+      s = apply_nontemporal(work, prim);
+      break;
+    case PrimitiveKind::prefetch:
+      s = apply_prefetch(work, prim);
+      break;
+    case PrimitiveKind::double_buffer:
+      s = apply_double_buffer(work, prim);
+      break;
+    case PrimitiveKind::reciprocal:
+      s = apply_reciprocal(work, prim);
+      break;
+    case PrimitiveKind::vectorize_reductions:
+      s = apply_vectorize_reductions(work, prim);
+      break;
+    case PrimitiveKind::hoist:
+      s = apply_hoist(work, prim);
+      break;
+    case PrimitiveKind::phase_split:
+      s = apply_phase_split(work, prim);
+      break;
+    case PrimitiveKind::online_softmax:
+      s = apply_online_softmax(work, prim);
+      break;
+    case PrimitiveKind::approximate:
+      s = apply_approximate(work, prim);
+      break;
+    case PrimitiveKind::align_storage:
+      s = apply_align_storage(work, prim);
+      break;
+    case PrimitiveKind::hoist_gathers:
+      s = apply_hoist_gathers(work, prim);
+      break;
   }
   if (s.ok()) s = validate(work);
   if (!s.ok()) return s;

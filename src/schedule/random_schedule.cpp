@@ -66,11 +66,11 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::compute_inline, 6}, {PrimitiveKind::compute_root, 2},
       {PrimitiveKind::cache_read, 4},     {PrimitiveKind::cache_write, 5},
       {PrimitiveKind::rfactor, 5},        {PrimitiveKind::reorder_storage, 2},
-      {PrimitiveKind::nontemporal, 3},   {PrimitiveKind::prefetch, 3},
-      {PrimitiveKind::double_buffer, 4}, {PrimitiveKind::reciprocal, 2},
-      {PrimitiveKind::hoist, 2},         {PrimitiveKind::vectorize_reductions, 3},
-      {PrimitiveKind::approximate, 2},  {PrimitiveKind::align_storage, 2},
-      {PrimitiveKind::hoist_gathers, 2}, {PrimitiveKind::phase_split, 2},
+      {PrimitiveKind::nontemporal, 3},    {PrimitiveKind::prefetch, 3},
+      {PrimitiveKind::double_buffer, 4},  {PrimitiveKind::reciprocal, 2},
+      {PrimitiveKind::hoist, 2},          {PrimitiveKind::vectorize_reductions, 3},
+      {PrimitiveKind::approximate, 2},    {PrimitiveKind::align_storage, 2},
+      {PrimitiveKind::hoist_gathers, 2},  {PrimitiveKind::phase_split, 2},
       {PrimitiveKind::online_softmax, 2},
   };
   static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
@@ -124,8 +124,10 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       if (!w.empty()) args.push_back(w);
       return make(kind, args);
     }
-    case PrimitiveKind::unroll: return make(kind, {ref(loop())});
-    case PrimitiveKind::parallel: return make(kind, {ref(loop())});
+    case PrimitiveKind::unroll:
+      return make(kind, {ref(loop())});
+    case PrimitiveKind::parallel:
+      return make(kind, {ref(loop())});
     case PrimitiveKind::compute_at: {
       const int si = p.find(s.name);
       std::vector<int> cons = p.consumers(si);
@@ -134,17 +136,22 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       if (c.loops.empty()) break;
       return make(kind, {s.name, c.name + "." + rng.pick(c.loops).name});
     }
-    case PrimitiveKind::compute_inline: return make(kind, {s.name});
-    case PrimitiveKind::compute_root: return make(kind, {s.name});
+    case PrimitiveKind::compute_inline:
+      return make(kind, {s.name});
+    case PrimitiveKind::compute_root:
+      return make(kind, {s.name});
     case PrimitiveKind::cache_read: {
       std::vector<std::string> reads = reads_of(p, s);
       if (reads.empty()) break;
       const std::string& t = rng.pick(reads);
       return make(kind, {t, s.name, fresh_stage(p, t + "_c")});
     }
-    case PrimitiveKind::cache_write: return make(kind, {s.name, fresh_stage(p, s.name + "_w")});
-    case PrimitiveKind::phase_split: return make(kind, {s.name, fresh_stage(p, s.name + "_ph")});
-    case PrimitiveKind::online_softmax: return make(kind, {s.name});
+    case PrimitiveKind::cache_write:
+      return make(kind, {s.name, fresh_stage(p, s.name + "_w")});
+    case PrimitiveKind::phase_split:
+      return make(kind, {s.name, fresh_stage(p, s.name + "_ph")});
+    case PrimitiveKind::online_softmax:
+      return make(kind, {s.name});
     case PrimitiveKind::rfactor: {
       std::vector<std::string> red;
       for (const Loop& l : s.loops)
@@ -155,7 +162,8 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     case PrimitiveKind::nontemporal:
     case PrimitiveKind::reciprocal:
     case PrimitiveKind::approximate:
-    case PrimitiveKind::hoist_gathers: return make(kind, {s.name});
+    case PrimitiveKind::hoist_gathers:
+      return make(kind, {s.name});
     case PrimitiveKind::align_storage: {
       const std::string w = rng.pick(lanes);
       return w.empty() ? make(kind, {s.name}) : make(kind, {s.name, w});
@@ -176,8 +184,8 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       const Stage& c = p.stages[rng.pick(live)];
       if (c.loops.empty()) break;
       static const std::vector<int64_t> every = {1, 2, 4, 32};
-      return make(kind, {s.name, c.name + "." + rng.pick(c.loops).name,
-                         std::to_string(rng.pick(every))});
+      return make(kind,
+                  {s.name, c.name + "." + rng.pick(c.loops).name, std::to_string(rng.pick(every))});
     }
     case PrimitiveKind::reorder_storage: {
       if (s.vars.size() < 2) break;

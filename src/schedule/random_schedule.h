@@ -29,7 +29,9 @@ class Rng {
   // Uniform in [0, n); n > 0.
   size_t below(size_t n) { return static_cast<size_t>(next() % n); }
   template <typename T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   uint64_t state_;

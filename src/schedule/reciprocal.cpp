@@ -19,7 +19,6 @@
 namespace kf::sched::detail {
 namespace {
 
-
 struct Rewriter {
   const Stage& stage;
   std::set<std::string> inner_roots;  // the variables the innermost loop walks

@@ -80,8 +80,8 @@ bool reads(const Stage& s, te::Ref ref) {
   bool found = false;
   auto check = [&](const Expr& e) {
     te::visit(e, [&](const Expr& x) {
-      found = found || (x.kind == ExprKind::access && x.ref.kind == ref.kind &&
-                        x.ref.index == ref.index);
+      found = found ||
+              (x.kind == ExprKind::access && x.ref.kind == ref.kind && x.ref.index == ref.index);
     });
   };
   check(s.body);
@@ -101,7 +101,8 @@ Status apply_compute_at(Pipeline& p, const Primitive& prim) {
   if (s.output >= 0)
     return Status::error("cannot compute the output " + s.name + " at " + prim.args[1] +
                          ": outputs are written at root (cache_write it first)");
-  s.compute = {ComputeKind::at, p.stages[at->first].name, p.stages[at->first].loops[at->second].name};
+  s.compute = {ComputeKind::at, p.stages[at->first].name,
+               p.stages[at->first].loops[at->second].name};
   return ok_status();
 }
 
@@ -263,8 +264,10 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim) {
   const bool inner = sp && sp->inner == L.name;
   const std::string sibling = sp ? (inner ? sp->outer : sp->inner) : "";
   if (r < 0 || (sp && s.find_loop(sibling) < 0))
-    return Status::error(what + ": rfactor takes a reduction variable or one half of a single "
-                                "split of one (" + L.name + " is derived further)");
+    return Status::error(what +
+                         ": rfactor takes a reduction variable or one half of a single "
+                         "split of one (" +
+                         L.name + " is derived further)");
 
   const te::IndexVar rv = s.reduce_vars[r];
   const Expr extent = binary(te::Op::sub, rv.hi, rv.lo);
@@ -381,7 +384,8 @@ Status apply_nontemporal(Pipeline& p, const Primitive& prim) {
                          " is read again soon after it is written, so it should stay in cache");
   const DType dt = p.task->outputs[static_cast<size_t>(s.output)].dtype;
   if (dt != DType::f32)
-    return Status::error("nontemporal needs an f32 output; " + s.name + " is " + std::string(dtype_name(dt)));
+    return Status::error("nontemporal needs an f32 output; " + s.name + " is " +
+                         std::string(dtype_name(dt)));
   if (std::none_of(s.loops.begin(), s.loops.end(),
                    [](const Loop& l) { return l.kind == LoopKind::vectorized; }))
     return Status::error("nontemporal needs a vectorized loop in " + s.name +
@@ -401,8 +405,9 @@ Status apply_align_storage(Pipeline& p, const Primitive& prim) {
     return Status::error(what + ": it has one dimension, so a single row (already aligned)");
   if (s.row_align > 0) return Status::error(what + ": they are padded already");
   // A cache line (64 bytes) of the stage's stored elements.
-  const int bytes = s.type == te::ValueType::boolean ? 1
-                    : s.type == te::ValueType::i64 || p.task->dtype == DType::f64 ? 8 : 4;
+  const int bytes = s.type == te::ValueType::boolean                              ? 1
+                    : s.type == te::ValueType::i64 || p.task->dtype == DType::f64 ? 8
+                                                                                  : 4;
   long long elems = 64 / bytes;
   if (prim.args.size() > 1) {
     elems = std::stoll(prim.args[1]);
@@ -425,7 +430,8 @@ Status apply_hoist_gathers(Pipeline& p, const Primitive& prim) {
   int n = divided_gathers(s.body);
   if (s.where) n += divided_gathers(*s.where);
   if (n == 0)
-    return Status::error(what + ": no read indexes through a tensor read at a variable divided by "
+    return Status::error(what +
+                         ": no read indexes through a tensor read at a variable divided by "
                          "a dim (such as page_table[n, t / PS])");
   s.hoist_gathers = true;
   return ok_status();
@@ -453,7 +459,8 @@ Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim) {
     if (!(s.reduction && &x == &s.body) && vectorizable_reduce(x)) ++found;
   });
   if (found == 0)
-    return Status::error(what + ": its definition has no reduction computed inside it (a sum, "
+    return Status::error(what +
+                         ": its definition has no reduction computed inside it (a sum, "
                          "product, max or min of floats over one variable, e.g. over a range "
                          "that moves with its variables)");
   for (const Loop& l : s.loops)
@@ -479,9 +486,10 @@ Status apply_double_buffer(Pipeline& p, const Primitive& prim) {
   auto at = find_loop(p, prim.args[1]);
   if (!at) return at.error();
   if (at->first == *si)
-    return Status::error("double_buffer " + s.name + ": the rows go into a loop of a stage that "
-                         "runs inside " + s.compute.stage + "." + s.compute.loop + ", not of " +
-                         s.name + " itself");
+    return Status::error("double_buffer " + s.name +
+                         ": the rows go into a loop of a stage that "
+                         "runs inside " +
+                         s.compute.stage + "." + s.compute.loop + ", not of " + s.name + " itself");
   int64_t every = 32;
   if (prim.args.size() > 2) every = std::stoll(prim.args[2]);
   if (every < 1 || every > 4096 || (every & (every - 1)) != 0)

@@ -62,28 +62,53 @@ Expr binary(Op op, Expr a, Expr b) {
   e.op = op;
   e.name = te::op_name(op);
   switch (op) {
-    case Op::lt: case Op::le: case Op::gt: case Op::ge: case Op::eq: case Op::ne:
-    case Op::logical_and: case Op::logical_or:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+    case Op::eq:
+    case Op::ne:
+    case Op::logical_and:
+    case Op::logical_or:
       e.type = ValueType::boolean;
       break;
-    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::mod: case Op::min:
-    case Op::max: case Op::ceildiv:
-      e.type = a.type == ValueType::i64 && b.type == ValueType::i64 ? ValueType::i64
-                                                                    : ValueType::f64;
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::div:
+    case Op::mod:
+    case Op::min:
+    case Op::max:
+    case Op::ceildiv:
+      e.type =
+          a.type == ValueType::i64 && b.type == ValueType::i64 ? ValueType::i64 : ValueType::f64;
       break;
     case Op::pow:
       e.type = ValueType::f64;
       break;
-    case Op::neg: case Op::logical_not: case Op::exp: case Op::log: case Op::sqrt: case Op::rsqrt:
-    case Op::tanh: case Op::erf: case Op::sigmoid: case Op::abs: case Op::floor: case Op::ceil:
-    case Op::select: case Op::cast:
+    case Op::neg:
+    case Op::logical_not:
+    case Op::exp:
+    case Op::log:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::tanh:
+    case Op::erf:
+    case Op::sigmoid:
+    case Op::abs:
+    case Op::floor:
+    case Op::ceil:
+    case Op::select:
+    case Op::cast:
       KF_CHECK(false) << "binary() of " << te::op_name(op);
   }
   e.args = {std::move(a), std::move(b)};
   return e;
 }
 
-Expr logical_and(Expr a, Expr b) { return binary(Op::logical_and, std::move(a), std::move(b)); }
+Expr logical_and(Expr a, Expr b) {
+  return binary(Op::logical_and, std::move(a), std::move(b));
+}
 
 void flatten_product(const Expr& e, std::vector<Expr>& out) {
   if (e.kind == ExprKind::call && e.op == Op::mul && e.type == ValueType::f64) {
@@ -152,18 +177,24 @@ int expr_cost(const Expr& e) {
   int c = 0;
   te::visit(e, [&](const Expr& x) {
     if (x.kind == ExprKind::reduce) c += 100;
-    if (x.kind != ExprKind::call || x.type == ValueType::i64 || x.type == ValueType::boolean) return;
+    if (x.kind != ExprKind::call || x.type == ValueType::i64 || x.type == ValueType::boolean)
+      return;
     switch (x.op) {
       case te::Op::exp:
       case te::Op::log:
       case te::Op::tanh:
       case te::Op::erf:
       case te::Op::sigmoid:
-      case te::Op::pow: c += 20; break;
+      case te::Op::pow:
+        c += 20;
+        break;
       case te::Op::div:
       case te::Op::sqrt:
-      case te::Op::rsqrt: c += 8; break;
-      default: c += 1;
+      case te::Op::rsqrt:
+        c += 8;
+        break;
+      default:
+        c += 1;
     }
   });
   return c;
@@ -179,21 +210,46 @@ std::optional<int64_t> const_int(const Expr& e) {
       auto a = const_int(e.args[0]), b = const_int(e.args[1]);
       if (!a || !b) return std::nullopt;
       switch (e.op) {
-        case Op::add: return *a + *b;
-        case Op::sub: return *a - *b;
-        case Op::mul: return *a * *b;
-        case Op::div: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
-        case Op::mod: return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
-        case Op::min: return std::min(*a, *b);
-        case Op::max: return std::max(*a, *b);
+        case Op::add:
+          return *a + *b;
+        case Op::sub:
+          return *a - *b;
+        case Op::mul:
+          return *a * *b;
+        case Op::div:
+          return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
+        case Op::mod:
+          return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
+        case Op::min:
+          return std::min(*a, *b);
+        case Op::max:
+          return std::max(*a, *b);
         case Op::ceildiv:
           if (*b <= 0 || *a < 0) return std::nullopt;
           return (*a + *b - 1) / *b;
-        case Op::neg: case Op::logical_not: case Op::lt: case Op::le: case Op::gt: case Op::ge:
-        case Op::eq: case Op::ne: case Op::logical_and: case Op::logical_or: case Op::exp:
-        case Op::log: case Op::sqrt: case Op::rsqrt: case Op::tanh: case Op::erf:
-        case Op::sigmoid: case Op::abs: case Op::floor: case Op::ceil: case Op::pow:
-        case Op::select: case Op::cast:
+        case Op::neg:
+        case Op::logical_not:
+        case Op::lt:
+        case Op::le:
+        case Op::gt:
+        case Op::ge:
+        case Op::eq:
+        case Op::ne:
+        case Op::logical_and:
+        case Op::logical_or:
+        case Op::exp:
+        case Op::log:
+        case Op::sqrt:
+        case Op::rsqrt:
+        case Op::tanh:
+        case Op::erf:
+        case Op::sigmoid:
+        case Op::abs:
+        case Op::floor:
+        case Op::ceil:
+        case Op::pow:
+        case Op::select:
+        case Op::cast:
           return std::nullopt;
       }
       return std::nullopt;
@@ -206,7 +262,8 @@ std::optional<int64_t> const_int(const Expr& e) {
   return std::nullopt;
 }
 
-bool index_within(const Expr& idx, const std::vector<te::IndexVar>& stage_vars, const Expr& extent) {
+bool index_within(const Expr& idx, const std::vector<te::IndexVar>& stage_vars,
+                  const Expr& extent) {
   if (idx.kind != ExprKind::name || idx.ref.kind != RefKind::index_var) return false;
   const te::IndexVar& v = stage_vars[idx.ref.index];
   return te::to_string(v.lo) == "0" && te::to_string(v.hi) == te::to_string(extent);
@@ -214,7 +271,8 @@ bool index_within(const Expr& idx, const std::vector<te::IndexVar>& stage_vars, 
 
 Expr formula_to_te(const Formula& f, const Task& task) {
   auto parsed = te::parse_expression(f.text(), "<shape formula>", 1);
-  KF_CHECK(parsed.has_value()) << "shape formula '" << f.text() << "': " << parsed.error().message();
+  KF_CHECK(parsed.has_value()) << "shape formula '" << f.text()
+                               << "': " << parsed.error().message();
   std::function<void(Expr&)> resolve = [&](Expr& e) {
     for (Expr& a : e.args) resolve(a);
     e.type = ValueType::i64;
@@ -225,8 +283,8 @@ Expr formula_to_te(const Formula& f, const Task& task) {
       if (task.derived[i].first == e.name) e.ref = {RefKind::derived, static_cast<int>(i)};
     for (size_t i = 0; i < task.scalars.size(); ++i)
       if (task.scalars[i].name == e.name) e.ref = {RefKind::scalar, static_cast<int>(i)};
-    KF_CHECK(e.ref.kind != RefKind::none) << "shape formula '" << f.text() << "' reads unknown '"
-                                          << e.name << "'";
+    KF_CHECK(e.ref.kind != RefKind::none)
+        << "shape formula '" << f.text() << "' reads unknown '" << e.name << "'";
   };
   resolve(*parsed);
   return *parsed;
@@ -238,7 +296,9 @@ bool is_number(const te::Expr& e, double v) {
   return e.kind == te::ExprKind::number && e.number == v;
 }
 
-bool is_call(const te::Expr& e, te::Op op) { return e.kind == te::ExprKind::call && e.op == op; }
+bool is_call(const te::Expr& e, te::Op op) {
+  return e.kind == te::ExprKind::call && e.op == op;
+}
 
 }  // namespace
 
@@ -266,8 +326,10 @@ bool approximable(te::Op op) {
     case te::Op::log:
     case te::Op::tanh:
     case te::Op::erf:
-    case te::Op::sigmoid: return true;
-    default: return false;
+    case te::Op::sigmoid:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -284,8 +346,8 @@ int divided_gathers(const Expr& e) {
     if (x.kind != ExprKind::call || (x.op != te::Op::div && x.op != te::Op::mod)) return false;
     const Expr& a = x.args[0];
     const Expr& b = x.args[1];
-    const bool var = a.kind == ExprKind::name &&
-                     (a.ref.kind == te::RefKind::index_var || a.ref.kind == te::RefKind::reduce_var);
+    const bool var = a.kind == ExprKind::name && (a.ref.kind == te::RefKind::index_var ||
+                                                  a.ref.kind == te::RefKind::reduce_var);
     return var && b.kind == ExprKind::name && b.ref.kind == te::RefKind::dim;
   };
   int n = 0;
@@ -295,7 +357,8 @@ int divided_gathers(const Expr& e) {
     for (const Expr& index : x.args)
       te::visit(index, [&](const Expr& y) {
         if (y.kind != ExprKind::access) return;
-        for (const Expr& inner : y.args) te::visit(inner, [&](const Expr& z) { gathered |= divides_var(z); });
+        for (const Expr& inner : y.args)
+          te::visit(inner, [&](const Expr& z) { gathered |= divides_var(z); });
       });
     if (gathered) ++n;
   });

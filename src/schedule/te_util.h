@@ -68,14 +68,14 @@ te::Expr formula_to_te(const Formula& f, const Task& task);
 // access's `else` value (those are evaluated lazily, so nothing in them may be computed eagerly).
 size_t eager_operands(const te::Expr& e);
 
-// What evaluating `e` once costs, roughly: 1 per float operation (index arithmetic is free), 8 per division or square root, 20
-// per exp/log/tanh/erf/sigmoid/pow, 100 per reduction (a loop of work). hoist uses it to pick
-// what is worth a stage; the planner, to estimate what hoisting saves.
+// What evaluating `e` once costs, roughly: 1 per float operation (index arithmetic is free), 8 per
+// division or square root, 20 per exp/log/tanh/erf/sigmoid/pow, 100 per reduction (a loop of work).
+// hoist uses it to pick what is worth a stage; the planner, to estimate what hoisting saves.
 int expr_cost(const te::Expr& e);
 
 // Whether x is a reduction vectorize_reductions runs as vector partial results: a reduce node
-// over one variable that combines floats with sum, product, max, min or logsumexp and has no reduction
-// inside it (an inner one would run its own loop per lane).
+// over one variable that combines floats with sum, product, max, min or logsumexp and has no
+// reduction inside it (an inner one would run its own loop per lane).
 bool vectorizable_reduce(const te::Expr& x);
 // Whether `approximate` has a fast f32 form for op (exp, log, tanh, erf, sigmoid).
 bool approximable(te::Op op);

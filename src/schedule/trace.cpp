@@ -29,48 +29,120 @@ struct Syntax {
 const std::vector<Syntax>& syntaxes() {
   using A = Arg;
   static const std::vector<Syntax> table = {
-      {PrimitiveKind::split, "split", {A::loop_ref, A::name, A::name, A::integer}, 0, false,
+      {PrimitiveKind::split,
+       "split",
+       {A::loop_ref, A::name, A::name, A::integer},
+       0,
+       false,
        "split STAGE.LOOP OUTER INNER FACTOR"},
-      {PrimitiveKind::tile, "tile", {A::name, A::name, A::name, A::integer, A::integer}, 0, false,
+      {PrimitiveKind::tile,
+       "tile",
+       {A::name, A::name, A::name, A::integer, A::integer},
+       0,
+       false,
        "tile STAGE X Y FX FY"},
-      {PrimitiveKind::reorder, "reorder", {A::name, A::name, A::name}, 0, true,
+      {PrimitiveKind::reorder,
+       "reorder",
+       {A::name, A::name, A::name},
+       0,
+       true,
        "reorder STAGE LOOP LOOP..."},
-      {PrimitiveKind::fuse, "fuse", {A::name, A::name, A::name, A::name}, 0, false,
+      {PrimitiveKind::fuse,
+       "fuse",
+       {A::name, A::name, A::name, A::name},
+       0,
+       false,
        "fuse STAGE OUTER INNER FUSED"},
-      {PrimitiveKind::vectorize, "vectorize", {A::loop_ref, A::integer}, 1, false,
+      {PrimitiveKind::vectorize,
+       "vectorize",
+       {A::loop_ref, A::integer},
+       1,
+       false,
        "vectorize STAGE.LOOP [LANES]"},
       {PrimitiveKind::unroll, "unroll", {A::loop_ref}, 0, false, "unroll STAGE.LOOP"},
       {PrimitiveKind::parallel, "parallel", {A::loop_ref}, 0, false, "parallel STAGE.LOOP"},
-      {PrimitiveKind::compute_at, "compute_at", {A::name, A::loop_ref}, 0, false,
+      {PrimitiveKind::compute_at,
+       "compute_at",
+       {A::name, A::loop_ref},
+       0,
+       false,
        "compute_at STAGE TARGET.LOOP"},
-      {PrimitiveKind::compute_inline, "compute_inline", {A::name}, 0, false,
+      {PrimitiveKind::compute_inline,
+       "compute_inline",
+       {A::name},
+       0,
+       false,
        "compute_inline STAGE"},
       {PrimitiveKind::compute_root, "compute_root", {A::name}, 0, false, "compute_root STAGE"},
-      {PrimitiveKind::cache_read, "cache_read", {A::name, A::name, A::name}, 0, false,
+      {PrimitiveKind::cache_read,
+       "cache_read",
+       {A::name, A::name, A::name},
+       0,
+       false,
        "cache_read TENSOR CONSUMER NEW"},
-      {PrimitiveKind::cache_write, "cache_write", {A::name, A::name}, 0, false,
+      {PrimitiveKind::cache_write,
+       "cache_write",
+       {A::name, A::name},
+       0,
+       false,
        "cache_write STAGE NEW"},
-      {PrimitiveKind::rfactor, "rfactor", {A::loop_ref, A::name}, 0, false,
+      {PrimitiveKind::rfactor,
+       "rfactor",
+       {A::loop_ref, A::name},
+       0,
+       false,
        "rfactor STAGE.LOOP NEW"},
-      {PrimitiveKind::reorder_storage, "reorder_storage", {A::name, A::name, A::name}, 0, true,
+      {PrimitiveKind::reorder_storage,
+       "reorder_storage",
+       {A::name, A::name, A::name},
+       0,
+       true,
        "reorder_storage STAGE DIM DIM..."},
       {PrimitiveKind::nontemporal, "nontemporal", {A::name}, 0, false, "nontemporal STAGE"},
-      {PrimitiveKind::prefetch, "prefetch", {A::loop_ref, A::integer}, 0, false,
+      {PrimitiveKind::prefetch,
+       "prefetch",
+       {A::loop_ref, A::integer},
+       0,
+       false,
        "prefetch STAGE.LOOP DISTANCE"},
-      {PrimitiveKind::double_buffer, "double_buffer", {A::name, A::loop_ref, A::integer}, 1, false,
+      {PrimitiveKind::double_buffer,
+       "double_buffer",
+       {A::name, A::loop_ref, A::integer},
+       1,
+       false,
        "double_buffer STAGE CONSUMER.LOOP [EVERY]"},
       {PrimitiveKind::reciprocal, "reciprocal", {A::name}, 0, false, "reciprocal STAGE"},
-      {PrimitiveKind::hoist, "hoist", {A::name, A::name, A::name}, 0, true,
+      {PrimitiveKind::hoist,
+       "hoist",
+       {A::name, A::name, A::name},
+       0,
+       true,
        "hoist STAGE NEW VAR VAR..."},
-      {PrimitiveKind::vectorize_reductions, "vectorize_reductions", {A::name, A::integer}, 1,
-       false, "vectorize_reductions STAGE [LANES]"},
+      {PrimitiveKind::vectorize_reductions,
+       "vectorize_reductions",
+       {A::name, A::integer},
+       1,
+       false,
+       "vectorize_reductions STAGE [LANES]"},
       {PrimitiveKind::approximate, "approximate", {A::name}, 0, false, "approximate STAGE"},
-      {PrimitiveKind::align_storage, "align_storage", {A::name, A::integer}, 1, false,
+      {PrimitiveKind::align_storage,
+       "align_storage",
+       {A::name, A::integer},
+       1,
+       false,
        "align_storage STAGE [ELEMENTS]"},
       {PrimitiveKind::hoist_gathers, "hoist_gathers", {A::name}, 0, false, "hoist_gathers STAGE"},
-      {PrimitiveKind::phase_split, "phase_split", {A::name, A::name}, 0, false,
+      {PrimitiveKind::phase_split,
+       "phase_split",
+       {A::name, A::name},
+       0,
+       false,
        "phase_split STAGE NEW"},
-      {PrimitiveKind::online_softmax, "online_softmax", {A::name}, 0, false,
+      {PrimitiveKind::online_softmax,
+       "online_softmax",
+       {A::name},
+       0,
+       false,
        "online_softmax MAX_STAGE"},
   };
   return table;
@@ -99,16 +171,21 @@ bool is_integer(const std::string& s) {
 
 std::string describe(Arg a) {
   switch (a) {
-    case Arg::name: return "a name";
-    case Arg::loop_ref: return "a loop reference STAGE.LOOP";
-    case Arg::integer: return "an integer";
+    case Arg::name:
+      return "a name";
+    case Arg::loop_ref:
+      return "a loop reference STAGE.LOOP";
+    case Arg::integer:
+      return "an integer";
   }
   return "?";
 }
 
 }  // namespace
 
-std::string to_string(PrimitiveKind k) { return syntax_of(k).word; }
+std::string to_string(PrimitiveKind k) {
+  return syntax_of(k).word;
+}
 
 std::string Primitive::to_string() const {
   std::string s = sched::to_string(kind);
@@ -122,7 +199,9 @@ std::string Schedule::to_string() const {
   return s;
 }
 
-std::string Schedule::hash() const { return content_hash("kforge-schedule\n" + to_string()); }
+std::string Schedule::hash() const {
+  return content_hash("kforge-schedule\n" + to_string());
+}
 
 LoopRef split_loop_ref(const std::string& ref) {
   size_t dot = ref.find('.');
@@ -141,15 +220,15 @@ Expected<Primitive> parse_primitive(std::string_view text) {
   if (!syn) {
     std::string known;
     for (const Syntax& s : syntaxes()) known += std::string(known.empty() ? "" : ", ") + s.word;
-    return Status::error("expected a primitive (" + known + "), got '" + excerpt(words[0]) +
-                         "'");
+    return Status::error("expected a primitive (" + known + "), got '" + excerpt(words[0]) + "'");
   }
   const size_t got = words.size() - 1, max = syn->args.size(),
                min = syn->args.size() - static_cast<size_t>(syn->optional);
   if (got < min || (!syn->variadic && got > max))
-    return Status::error("expected '" + std::string(syn->usage) + "' (" + std::to_string(min) +
-                         (syn->variadic ? " or more" : (min == max ? "" : "-" + std::to_string(max))) +
-                         " arguments), got " + std::to_string(got));
+    return Status::error(
+        "expected '" + std::string(syn->usage) + "' (" + std::to_string(min) +
+        (syn->variadic ? " or more" : (min == max ? "" : "-" + std::to_string(max))) +
+        " arguments), got " + std::to_string(got));
   Primitive p;
   p.kind = syn->kind;
   for (size_t i = 1; i < words.size(); ++i) {
@@ -157,9 +236,15 @@ Expected<Primitive> parse_primitive(std::string_view text) {
     const std::string& w = words[i];
     bool ok = false;
     switch (want) {
-      case Arg::name: ok = is_name(w); break;
-      case Arg::loop_ref: ok = is_name(w) && w.find('.') != std::string::npos; break;
-      case Arg::integer: ok = is_integer(w); break;
+      case Arg::name:
+        ok = is_name(w);
+        break;
+      case Arg::loop_ref:
+        ok = is_name(w) && w.find('.') != std::string::npos;
+        break;
+      case Arg::integer:
+        ok = is_integer(w);
+        break;
     }
     if (!ok)
       return Status::error("expected " + describe(want) + " as argument " + std::to_string(i) +

@@ -27,10 +27,31 @@
 namespace kf::sched {
 
 enum class PrimitiveKind {
-  split, tile, reorder, fuse, vectorize, unroll, parallel,
-  compute_at, compute_inline, compute_root, cache_read, cache_write, rfactor, reorder_storage,
-  nontemporal, prefetch, double_buffer, reciprocal, hoist, vectorize_reductions,
-  approximate, align_storage, hoist_gathers, phase_split, online_softmax
+  split,
+  tile,
+  reorder,
+  fuse,
+  vectorize,
+  unroll,
+  parallel,
+  compute_at,
+  compute_inline,
+  compute_root,
+  cache_read,
+  cache_write,
+  rfactor,
+  reorder_storage,
+  nontemporal,
+  prefetch,
+  double_buffer,
+  reciprocal,
+  hoist,
+  vectorize_reductions,
+  approximate,
+  align_storage,
+  hoist_gathers,
+  phase_split,
+  online_softmax
 };
 
 std::string to_string(PrimitiveKind k);
@@ -44,7 +65,7 @@ struct Primitive {
 };
 
 struct Schedule {
-  std::string file;               // used in error messages
+  std::string file;  // used in error messages
   std::vector<Primitive> steps;
 
   std::string to_string() const;  // one primitive per line

@@ -14,7 +14,9 @@ Hasher::Hasher() : state_(XXH3_createState()) {
   XXH3_128bits_reset(static_cast<XXH3_state_t*>(state_));
 }
 
-Hasher::~Hasher() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+Hasher::~Hasher() {
+  XXH3_freeState(static_cast<XXH3_state_t*>(state_));
+}
 
 Hasher& Hasher::add(std::string_view data) {
   auto* st = static_cast<XXH3_state_t*>(state_);

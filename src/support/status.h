@@ -38,12 +38,14 @@ class Status {
   std::string message_;
 };
 
-inline Status ok_status() { return Status(); }
+inline Status ok_status() {
+  return Status();
+}
 
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Expected(Status error) : v_(std::move(error)) {  // NOLINT: implicit by design
     KF_CHECK(!std::get<Status>(v_).ok()) << "Expected constructed from an ok Status";
   }
@@ -81,8 +83,8 @@ class Expected {
 }  // namespace kf
 
 // Propagates a failed Status from an expression returning Status.
-#define KF_RETURN_IF_ERROR(expr)           \
-  do {                                     \
-    ::kf::Status kf_status_ = (expr);      \
+#define KF_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::kf::Status kf_status_ = (expr);        \
     if (!kf_status_.ok()) return kf_status_; \
   } while (0)

@@ -14,17 +14,17 @@
 namespace kf {
 
 struct ProcessOptions {
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH
-  std::string cwd;                // empty: inherit
+  std::vector<std::string> argv;                             // argv[0] is looked up in PATH
+  std::string cwd;                                           // empty: inherit
   std::vector<std::pair<std::string, std::string>> env_set;  // added to / replacing the environment
-  double timeout_s = 60;          // wall clock; the process group is killed at the deadline
-  size_t max_output = 1 << 20;    // bytes kept from each of stdout and stderr
+  double timeout_s = 60;           // wall clock; the process group is killed at the deadline
+  size_t max_output = 1 << 20;     // bytes kept from each of stdout and stderr
   size_t address_space_limit = 0;  // RLIMIT_AS for the child in bytes; 0 = none
 };
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when signal == 0 and !timed_out
-  int signal = 0;       // terminating signal, 0 if it exited
+  int exit_code = -1;  // valid when signal == 0 and !timed_out
+  int signal = 0;      // terminating signal, 0 if it exited
   bool timed_out = false;
   std::string out, err;
   double seconds = 0;

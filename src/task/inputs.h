@@ -16,8 +16,8 @@ class Rng {
  public:
   explicit Rng(uint64_t seed);
   uint64_t next();
-  double uniform();  // [0, 1)
-  double normal();   // N(0, 1), Box–Muller
+  double uniform();                         // [0, 1)
+  double normal();                          // N(0, 1), Box–Muller
   int64_t randint(int64_t lo, int64_t hi);  // [lo, hi)
 
  private:

@@ -129,10 +129,10 @@ struct Expr {
   DType cast_to = DType::f64;  // call with op == cast
   ReduceOp reduce_op = ReduceOp::sum;  // reduce
   bool has_else = false;               // access: the last arg is the out-of-range value
-  bool approx = false;  // call exp/log/tanh/erf/sigmoid: fast f32 form (primitive `approximate`)
-  std::vector<Expr> args;              // operands / indices (+ else value) / {reduction body}
-  std::vector<VarDecl> decls;          // reduce, Ast only: the variables as written
-  std::vector<int> rvars;              // reduce, Program only: indices into Stage::reduce_vars
+  bool approx = false;     // call exp/log/tanh/erf/sigmoid: fast f32 form (primitive `approximate`)
+  std::vector<Expr> args;  // operands / indices (+ else value) / {reduction body}
+  std::vector<VarDecl> decls;  // reduce, Ast only: the variables as written
+  std::vector<int> rvars;      // reduce, Program only: indices into Stage::reduce_vars
 
   // Number of index expressions of an access (args minus the else value).
   size_t index_count() const { return args.size() - (has_else ? 1 : 0); }

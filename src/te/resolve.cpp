@@ -343,9 +343,9 @@ class Resolver {
     KF_RETURN_IF_ERROR(expr(e.args[0]));
     KF_RETURN_IF_ERROR(want_number(e.args[0], quote(e.name)));
     c_.active.resize(depth);
-    e.type = arg ? ValueType::i64
+    e.type = arg                                  ? ValueType::i64
              : e.reduce_op == ReduceOp::logsumexp ? ValueType::f64
-                                                   : e.args[0].type;
+                                                  : e.args[0].type;
     return ok_status();
   }
 

@@ -4,10 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "support/subprocess.h"
@@ -35,7 +33,8 @@ nlohmann::json eval_json(const std::vector<std::string>& extra) {
 
 TEST_P(EvalCli, ReferenceAsCandidateIsOkAndEven) {
   const auto dir = testing::source_dir() / "bench/jaxbench" / GetParam();
-  auto j = eval_json({dir.string(), (dir / "reference.cpp").string(), "--json", "--min-time", "0.3"});
+  auto j =
+      eval_json({dir.string(), (dir / "reference.cpp").string(), "--json", "--min-time", "0.3"});
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["verdict"], "ok") << j.dump(2);
   ASSERT_TRUE(j.contains("speedup")) << j.dump(2);
@@ -68,10 +67,10 @@ INSTANTIATE_TEST_SUITE_P(Suite, EvalCli,
                                            "18_conv2d_relu_biasadd", "50_matmul_gelu_softmax"));
 
 TEST(EvalCliErrors, MalformedTaskIsAnErrorNotACrash) {
-  auto r = run_process({.argv = {std::getenv("KFORGE_BIN"), "eval",
-                                 (testing::source_dir() / "tests").string(),
-                                 (testing::source_dir() / "tests/adversarial/cases/ok_naive.cpp").string()},
-                        .timeout_s = 60});
+  auto r = run_process(
+      {.argv = {std::getenv("KFORGE_BIN"), "eval", (testing::source_dir() / "tests").string(),
+                (testing::source_dir() / "tests/adversarial/cases/ok_naive.cpp").string()},
+       .timeout_s = 60});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 2);
   EXPECT_NE(r->err.find("task.toml: cannot open"), std::string::npos) << r->err;

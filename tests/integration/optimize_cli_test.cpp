@@ -390,8 +390,8 @@ TEST_F(OptimizeCli, ResumingAFinishedRunIsAnError) {
 TEST(OptimizeCliStageTimes, TheProfileMessagesSayWhereTheTimeGoes) {
   const fs::path db = at("db_stages");
   ProcessResult r = kforge(
-      {"optimize", kTask.string(), "--budget-evals", "2", "--no-final", "--stage-times",
-       "on", "--min-time", "0.05", "--store", db.string(), "--out", at("out_stages").string(), "-q"},
+      {"optimize", kTask.string(), "--budget-evals", "2", "--no-final", "--stage-times", "on",
+       "--min-time", "0.05", "--store", db.string(), "--out", at("out_stages").string(), "-q"},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
   auto store = open_store(db);

@@ -16,7 +16,8 @@ namespace {
 
 std::vector<std::string> suite_tasks() {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench"))
     if (e.is_directory()) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
@@ -52,7 +53,9 @@ TEST_P(Suite, TaskReferenceTeAndBaselineAgree) {
   }
 }
 
-std::string name_of(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+std::string name_of(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
+}
 
 INSTANTIATE_TEST_SUITE_P(JaxBench, Suite, ::testing::ValuesIn(suite_tasks()), name_of);
 

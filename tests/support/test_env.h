@@ -9,7 +9,9 @@
 
 namespace kf::testing {
 
-inline std::filesystem::path source_dir() { return KFORGE_TEST_SOURCE_DIR; }
+inline std::filesystem::path source_dir() {
+  return KFORGE_TEST_SOURCE_DIR;
+}
 
 // Measured limits of this machine (cached per fingerprint, so measured once per test cache).
 inline MachineLimits machine_limits(int threads = 1) {

@@ -130,12 +130,14 @@ TEST_F(Tasks, RegisterBlockVectorizesAlongTheOperandsRowsNotALiftedReductionsVar
   const Task moe = testing::task_at("bench/jaxbench/10_sparse_moe");
   const sched::Pipeline p = default_pipeline(moe);
   const Lines g = propose("register_block", p);
-  const auto y_r = std::find_if(g.begin(), g.end(), [](const std::string& l) { return l.starts_with("y_r:"); });
+  const auto y_r =
+      std::find_if(g.begin(), g.end(), [](const std::string& l) { return l.starts_with("y_r:"); });
   ASSERT_NE(y_r, g.end()) << ::testing::PrintToString(g);
-  EXPECT_EQ(*y_r, "y_r: cache_write y_r y_r_acc | reorder_storage y_r t e d | "
-                  "split y_r.t t.o t.i 6 | split y_r.d d.o d.i 32 | reorder y_r e d.o t.o t.i d.i | "
-                  "unroll y_r.t.i | vectorize y_r.d.i 16 | compute_at y_r_acc y_r.t.o | "
-                  "reorder y_r_acc e f t d | unroll y_r_acc.t | vectorize y_r_acc.d 16");
+  EXPECT_EQ(*y_r,
+            "y_r: cache_write y_r y_r_acc | reorder_storage y_r t e d | "
+            "split y_r.t t.o t.i 6 | split y_r.d d.o d.i 32 | reorder y_r e d.o t.o t.i d.i | "
+            "unroll y_r.t.i | vectorize y_r.d.i 16 | compute_at y_r_acc y_r.t.o | "
+            "reorder y_r_acc e f t d | unroll y_r_acc.t | vectorize y_r_acc.d 16");
   // The whole step applies and lowers.
   Recipe r;
   r.steps.push_back({"register_block", {}});
@@ -201,7 +203,8 @@ TEST_F(Tasks, RegisterBlockEpilogueFusesAGemmsEpilogueAndPacksItsWeight) {
 TEST(RegisterTile, RowsReadingAnOperandInBlocksShareItsVectors) {
   const Task ssd = testing::task_at("bench/jaxbench/16_mamba2_ssd");
   const Lines lines = propose("register_block_epilogue", default_pipeline(ssd));
-  auto y = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("y_r2: "); });
+  auto y = std::find_if(lines.begin(), lines.end(),
+                        [](const std::string& l) { return l.starts_with("y_r2: "); });
   ASSERT_NE(y, lines.end()) << ::testing::PrintToString(lines);
   EXPECT_NE(y->find("split y.t t.o t.i 8"), std::string::npos) << *y;
   EXPECT_NE(y->find("unroll y_r2.t"), std::string::npos) << *y;
@@ -253,15 +256,16 @@ TEST_F(Tasks, PackOperandTransposesAnOutMajorWeight) {
 
 TEST_F(Tasks, DoubleBufferPackFillsTheNextPanelFromTheTilesReductionLoop) {
   EXPECT_EQ(propose("double_buffer_pack", default_pipeline(*gemm_)), Lines{}) << "no pack yet";
-  const std::string packed = register_block_text(*gemm_) +
-                             "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\nvectorize B_pk.j 16\n";
+  const std::string packed =
+      register_block_text(*gemm_) +
+      "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\nvectorize B_pk.j 16\n";
   EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed)),
             Lines{"B_pk: double_buffer B_pk C_acc.k 32"});
   EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed), 1, {{"every", 16}}),
             Lines{"B_pk: double_buffer B_pk C_acc.k 16"});
-  EXPECT_EQ(propose("double_buffer_pack",
-                    scheduled(*gemm_, packed + "double_buffer B_pk C_acc.k 32\n")),
-            Lines{})
+  EXPECT_EQ(
+      propose("double_buffer_pack", scheduled(*gemm_, packed + "double_buffer B_pk C_acc.k 32\n")),
+      Lines{})
       << "double buffered already";
   EXPECT_EQ(propose("double_buffer_pack", scheduled(*gemm_, packed + "parallel C.j.o\n")),
             Lines{"B_pk: double_buffer B_pk C_acc.k 32"})
@@ -401,8 +405,9 @@ TEST_F(Tasks, FuseIntoConsumerComputesCausalScoresPerRow) {
   EXPECT_EQ(propose("fuse_into_consumer", default_pipeline(attn)),
             (Lines{"den: compute_at den o.i", "pe: compute_at pe o.i", "m: compute_at m o.i",
                    "s: compute_at s o.i", "s_r: compute_at s_r o.i"}));
-  EXPECT_EQ(testing::lower_and_judge(attn, "compute_at den o.i\ncompute_at pe o.i\ncompute_at m "
-                                           "o.i\ncompute_at s o.i\ncompute_at s_r o.i\n"),
+  EXPECT_EQ(testing::lower_and_judge(attn,
+                                     "compute_at den o.i\ncompute_at pe o.i\ncompute_at m "
+                                     "o.i\ncompute_at s o.i\ncompute_at s_r o.i\n"),
             "ok");
 }
 
@@ -421,9 +426,10 @@ TEST_F(Tasks, PagedScoresFusedPerHeadGetVectorDotProducts) {
   EXPECT_EQ(propose("change_layout", p), Lines{});
   const Lines g = propose("rfactor_reduction", p);
   ASSERT_FALSE(g.empty());
-  EXPECT_EQ(g[0], "s_r: split s_r.d d.vo d.vi 16 | rfactor s_r.d.vi s_r_rf | "
-                  "reorder s_r_rf n h t d.vo d.vi | vectorize s_r_rf.d.vi 16 | "
-                  "compute_at s_r_rf s_r.t");
+  EXPECT_EQ(g[0],
+            "s_r: split s_r.d d.vo d.vi 16 | rfactor s_r.d.vi s_r_rf | "
+            "reorder s_r_rf n h t d.vo d.vi | vectorize s_r_rf.d.vi 16 | "
+            "compute_at s_r_rf s_r.t");
   EXPECT_EQ(pipeline_facts(p).row_reductions, 1);
   const std::string text = fused + schedule_text(g);
   EXPECT_EQ(testing::lower_and_judge(paged, text), "ok");
@@ -536,8 +542,9 @@ TEST_F(Tasks, FuseIntoConsumerKeepsARegisterTileWhole) {
   // still lands in the row loop.
   const Task attn = testing::task_at("bench/jaxbench/01_flash_attention");
   const sched::Pipeline tiled =
-      scheduled(attn, "split s.i i.o i.i 4\nsplit s.j j.o j.i 16\nreorder s b h j.o i.o i.i j.i\n"
-                      "unroll s.i.i\nvectorize s.j.i 16\ncompute_at s_r s.i.o\n");
+      scheduled(attn,
+                "split s.i i.o i.i 4\nsplit s.j j.o j.i 16\nreorder s b h j.o i.o i.i j.i\n"
+                "unroll s.i.i\nvectorize s.j.i 16\ncompute_at s_r s.i.o\n");
   EXPECT_EQ(propose("fuse_into_consumer", tiled),
             (Lines{"den: compute_at den o.i", "pe: compute_at pe o.i", "m: compute_at m o.i"}));
 }
@@ -559,7 +566,7 @@ TEST_F(Tasks, FuseIntoConsumerLeavesAGemmTileAtRootAndFusesTheSoftmaxRows) {
   EXPECT_EQ(propose("fuse_into_consumer", p),
             (Lines{"y_r: compute_at y_r y.b", "e: compute_at e y.b", "m: compute_at m y.b"}));
   EXPECT_EQ(testing::lower_and_judge(*softmax_, best + "compute_at y_r y.b\ncompute_at e y.b\n"
-                                                      "compute_at m y.b\n"),
+                                                       "compute_at m y.b\n"),
             "ok");
 }
 
@@ -575,15 +582,16 @@ TEST_F(Tasks, FuseIntoConsumerNeverComputesAProducerAgainPerRow) {
   const Lines tiles = propose("register_block", default_pipeline(mla));
   // vv is read over prefixes of the keys that together cover all of it: no fusion computes
   // less of it, so it is a register tile like the other projections.
-  EXPECT_TRUE(std::any_of(tiles.begin(), tiles.end(),
-                          [](const std::string& l) { return l.starts_with("vv: cache_write vv"); }))
-      << fmt::format("{}", fmt::join(tiles, "\n"));
+  EXPECT_TRUE(std::any_of(tiles.begin(), tiles.end(), [](const std::string& l) {
+    return l.starts_with("vv: cache_write vv");
+  })) << fmt::format("{}", fmt::join(tiles, "\n"));
   const std::string blocked = schedule_text(tiles);
   const Lines g = propose("fuse_into_consumer", scheduled(mla, blocked));
-  for (const char* chain : {"att: compute_at att y.b", "sc_r: compute_at sc_r y.b",
-                            "kr: compute_at kr y.b"})
+  for (const char* chain :
+       {"att: compute_at att y.b", "sc_r: compute_at sc_r y.b", "kr: compute_at kr y.b"})
     EXPECT_TRUE(std::find(g.begin(), g.end(), chain) != g.end())
-        << chain << " in\n" << fmt::format("{}", fmt::join(g, "\n"));
+        << chain << " in\n"
+        << fmt::format("{}", fmt::join(g, "\n"));
   for (const std::string& l : g) EXPECT_EQ(l.find("y.s.o"), std::string::npos) << l;
   // Where the reads do move with the host's loop, the stage still follows it: qa's row sum of
   // squares per row s.
@@ -635,7 +643,8 @@ TEST_F(Tasks, VectorizeInnerVectorizesPureInnermostLoops) {
   const sched::Pipeline plain = scheduled(
       *gemm_, register_block_text(*gemm_) + "cache_read B C_acc B_pk\ncompute_at B_pk C.j.o\n");
   const Lines on_plain = propose("vectorize_inner", plain);
-  EXPECT_NE(std::find(on_plain.begin(), on_plain.end(), "B_pk: vectorize B_pk.j 16"), on_plain.end())
+  EXPECT_NE(std::find(on_plain.begin(), on_plain.end(), "B_pk: vectorize B_pk.j 16"),
+            on_plain.end())
       << ::testing::PrintToString(on_plain);
 }
 
@@ -682,7 +691,8 @@ TEST_F(Tasks, PrefetchTargetsVectorLoopsThatStreamAnInput) {
   EXPECT_EQ(propose("prefetch_distance", default_pipeline(*rmsnorm_)), Lines{});
   const sched::Pipeline p = scheduled(*rmsnorm_, "vectorize y.d 16\n");
   EXPECT_EQ(propose("prefetch_distance", p), Lines{"y: prefetch y.d 4096"});
-  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}), Lines{"y: prefetch y.d 1024"});
+  EXPECT_EQ(propose("prefetch_distance", p, 1, {{"distance", 1024}}),
+            Lines{"y: prefetch y.d 1024"});
   const sched::Pipeline done = scheduled(*rmsnorm_, "vectorize y.d 16\nprefetch y.d 64\n");
   EXPECT_EQ(propose("prefetch_distance", done), Lines{});
 }
@@ -700,8 +710,9 @@ TEST_F(Tasks, FastApproximationsMarkEveryStageWithTranscendentals) {
   const sched::Pipeline done = scheduled(mish, "approximate m\napproximate y\n");
   EXPECT_EQ(propose("fast_approximations", done), Lines{});
   EXPECT_EQ(pipeline_facts(done).tanh_softplus, 0);
-  EXPECT_EQ(testing::lower_and_judge(mish, "compute_inline z\napproximate m\ncompute_inline m\n"
-                                           "approximate y\nvectorize y.o 16\n"),
+  EXPECT_EQ(testing::lower_and_judge(mish,
+                                     "compute_inline z\napproximate m\ncompute_inline m\n"
+                                     "approximate y\nvectorize y.o 16\n"),
             "ok");
   // 50: GELU's erf and softmax's exp, vectorized and scalar (the row max's exp stays scalar).
   EXPECT_EQ(testing::lower_and_judge(*softmax_, "approximate g\napproximate e\nvectorize y.o 16\n"),
@@ -731,8 +742,9 @@ TEST_F(Tasks, AlignedLoadsPadsIntermediateRowsThatSplitLines) {
   EXPECT_EQ(testing::lower_and_judge(conv_norm, "vectorize y.q 16\nalign_storage z\n"), "ok");
   // The channel statistics vectorized across channels gather z across its rows: padded rows
   // would only make those strides a power of two (measured 0.96x): not proposed.
-  EXPECT_EQ(propose("aligned_loads", scheduled(conv_norm, "vectorize y.q 16\nvectorize mu_r.k 16\n")),
-            Lines{});
+  EXPECT_EQ(
+      propose("aligned_loads", scheduled(conv_norm, "vectorize y.q 16\nvectorize mu_r.k 16\n")),
+      Lines{});
   // 50's rows are 1024 wide: whole lines already.
   EXPECT_EQ(propose("aligned_loads", scheduled(*softmax_, "vectorize y.o 16\n")), Lines{});
 }
@@ -746,9 +758,10 @@ TEST_F(Tasks, SplitKGivesEachThreadASliceOfALongReduction) {
   EXPECT_EQ(propose("split_k_parallel", default_pipeline(dot), 2),
             Lines{"s: split s.i i.t i.c 524288 | rfactor s.i.t s_sk | reorder s_sk i.t b i.c | "
                   "cache_write s_sk s_sk_acc | compute_at s_sk_acc s_sk.i.t | parallel s_sk.i.t"});
-  EXPECT_EQ(testing::lower_and_judge(dot, "split s.i i.t i.c 2000\nrfactor s.i.t s_sk\n"
-                                          "reorder s_sk i.t b i.c\ncache_write s_sk s_sk_acc\n"
-                                          "compute_at s_sk_acc s_sk.i.t\nparallel s_sk.i.t\n"),
+  EXPECT_EQ(testing::lower_and_judge(dot,
+                                     "split s.i i.t i.c 2000\nrfactor s.i.t s_sk\n"
+                                     "reorder s_sk i.t b i.c\ncache_write s_sk s_sk_acc\n"
+                                     "compute_at s_sk_acc s_sk.i.t\nparallel s_sk.i.t\n"),
             "ok");
   // A GEMM has a million outputs to share; a norm's row sums, 16384.
   EXPECT_EQ(propose("split_k_parallel", default_pipeline(*gemm_), 2), Lines{});
@@ -764,8 +777,9 @@ TEST_F(Tasks, AvoidFalseSharingHandsOutWholeLines) {
             Lines{"ms: split ms.n n.ln n.li 16 | parallel ms.n.ln"});
   // y[n, d] parallel over its rows writes whole rows: nothing to do.
   EXPECT_EQ(propose("avoid_false_sharing", scheduled(*rmsnorm_, "parallel y.n\n"), 2), Lines{});
-  EXPECT_EQ(testing::lower_and_judge(*rmsnorm_, "parallel ms.n\nsplit ms.n n.ln n.li 16\n"
-                                                "parallel ms.n.ln\n"),
+  EXPECT_EQ(testing::lower_and_judge(*rmsnorm_,
+                                     "parallel ms.n\nsplit ms.n n.ln n.li 16\n"
+                                     "parallel ms.n.ln\n"),
             "ok");
 }
 
@@ -833,22 +847,21 @@ TEST_F(Tasks, HoistInvariantsLiftsTheDecaysOutOfTheStateLoops) {
   // terms stay (hoist refuses a recurrence).
   const Task ssd = testing::task_at("bench/jaxbench/16_mamba2_ssd");
   const sched::Pipeline p = default_pipeline(ssd);
-  EXPECT_EQ(propose("hoist_invariants", p),
-            (Lines{"st: hoist st st_h n p", "y: hoist y y_h p"}));
+  EXPECT_EQ(propose("hoist_invariants", p), (Lines{"st: hoist st st_h n p", "y: hoist y y_h p"}));
   const PipelineFacts f = pipeline_facts(p);
   EXPECT_EQ(f.hoistable, 2);
   EXPECT_GT(f.hoist_saved, 0.8) << "the decay is most of y's work per point";
   // Applied, nothing costly is left to hoist; a GEMM, a conv and a softmax have nothing to hoist
   // (50's exp reads every variable of its stage).
-  const sched::Pipeline done =
-      scheduled(ssd, "hoist st st_h n p\nhoist y y_h p\n");
+  const sched::Pipeline done = scheduled(ssd, "hoist st st_h n p\nhoist y y_h p\n");
   EXPECT_EQ(propose("hoist_invariants", done), Lines{});
   EXPECT_EQ(pipeline_facts(done).hoistable, 0);
   EXPECT_EQ(propose("hoist_invariants", default_pipeline(*gemm_)), Lines{});
   EXPECT_EQ(propose("hoist_invariants", default_pipeline(*conv_)), Lines{});
   EXPECT_EQ(propose("hoist_invariants", default_pipeline(*softmax_)), Lines{});
-  EXPECT_EQ(testing::lower_and_judge(ssd, "hoist st st_h n p\nhoist y y_h p\n"
-                                          "vectorize y.p 16\nvectorize st.p 16\nvectorize hs.p 16\n"),
+  EXPECT_EQ(testing::lower_and_judge(ssd,
+                                     "hoist st st_h n p\nhoist y y_h p\n"
+                                     "vectorize y.p 16\nvectorize st.p 16\nvectorize hs.p 16\n"),
             "ok");
 }
 
@@ -881,8 +894,9 @@ TEST_F(Tasks, RecomputeVsStoreComputesAnInlinedExpOncePerRow) {
             (Lines{"g: compute_at y_r y.b | compute_at m y.b | compute_at g y.b | vectorize g.o 8",
                    "e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 8"}));
   // An inlined stage without a transcendental (z = z_r + bias) is cheap to recompute.
-  EXPECT_EQ(propose("recompute_vs_store", scheduled(*softmax_, "compute_inline z\ncompute_inline e\n")),
-            Lines{"e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 16"});
+  EXPECT_EQ(
+      propose("recompute_vs_store", scheduled(*softmax_, "compute_inline z\ncompute_inline e\n")),
+      Lines{"e: compute_at y_r y.b | compute_at e y.b | vectorize e.o 16"});
 }
 
 // ---- Threads ----------------------------------------------------------------------------

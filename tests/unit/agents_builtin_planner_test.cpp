@@ -5,9 +5,8 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
-#include <optional>
-
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "agents/builtin/brain.h"
@@ -142,7 +141,8 @@ TEST(BuiltinPlanner, ComputeBoundGemmIsRegisterBlocked) {
   ASSERT_GE(p.alternatives.size(), 2u);
   EXPECT_EQ(p.alternatives[0], "reorder_unit_stride (~4.0x)");
   EXPECT_EQ(p.alternatives[1], "accumulate_locally (~1.3x)");
-  for (const auto& a : p.alternatives) EXPECT_EQ(a.find("rfactor_reduction"), std::string::npos) << a;
+  for (const auto& a : p.alternatives)
+    EXPECT_EQ(a.find("rfactor_reduction"), std::string::npos) << a;
   for (const auto& a : p.alternatives) EXPECT_EQ(a.find("vectorize_inner"), std::string::npos) << a;
 }
 
@@ -157,7 +157,8 @@ TEST(BuiltinPlanner, ConvolutionWithAnEpilogueGetsTheFusedTile) {
   ASSERT_FALSE(p.alternatives.empty());
   EXPECT_EQ(p.alternatives[0], "register_block (~8.0x)");
   // Once tried from this best, the plain tile is next.
-  EXPECT_EQ(s.plan(evidence("compute", 0.05), {"register_block_epilogue"}).strategy, "register_block");
+  EXPECT_EQ(s.plan(evidence("compute", 0.05), {"register_block_epilogue"}).strategy,
+            "register_block");
 }
 
 TEST(BuiltinPlanner, ExpectationIsCappedByTheHeadroom) {
@@ -252,8 +253,9 @@ TEST(BuiltinPlanner, ASoftmaxsMaxAndSumBecomeOnePass) {
   // P @ V read each row three times; online_softmax is judged on the default pipeline (where it
   // goes, ahead of the loop scheduling), unweighted by stage times. P @ V uses the
   // probabilities, so each exp runs twice: a small gain unless memory-bound.
-  Scenario s("bench/jaxbench/01_flash_attention",
-             recipe_of({"fuse_into_consumer", "vectorize_inner", "change_layout", "rfactor_reduction"}));
+  Scenario s(
+      "bench/jaxbench/01_flash_attention",
+      recipe_of({"fuse_into_consumer", "vectorize_inner", "change_layout", "rfactor_reduction"}));
   s.base = testing::pipeline_of(s.task);
   Plan p = s.plan_until("online_softmax", evidence("compute", 0.17));
   EXPECT_EQ(p.strategy, "online_softmax") << p.why;
@@ -261,7 +263,8 @@ TEST(BuiltinPlanner, ASoftmaxsMaxAndSumBecomeOnePass) {
   EXPECT_NE(p.why.find("1 softmax rows are read three times"), std::string::npos) << p.why;
   EXPECT_DOUBLE_EQ(s.plan_until("online_softmax", evidence("memory", 0.3)).expected_speedup, 1.15);
   // Cross entropy's log-sum-exp reads its rows once instead of twice, with no exp added.
-  Scenario ce("bench/jaxbench/13_cross_entropy", recipe_of({"register_block", "rfactor_reduction"}));
+  Scenario ce("bench/jaxbench/13_cross_entropy",
+              recipe_of({"register_block", "rfactor_reduction"}));
   ce.base = testing::pipeline_of(ce.task);
   Plan c = ce.plan_until("online_softmax", evidence("memory", 0.3));
   EXPECT_EQ(c.strategy, "online_softmax") << c.why;
@@ -272,12 +275,15 @@ TEST(BuiltinPlanner, ASoftmaxsMaxAndSumBecomeOnePass) {
   ce.base.reset();
   EXPECT_NE(ce.plan_until("online_softmax", evidence("memory", 0.3)).strategy, "online_softmax");
   // Once in the recipe it is not proposed again; 04's max of two block maxima is no row max.
-  Scenario done("bench/jaxbench/01_flash_attention", recipe_of({"online_softmax", "vectorize_inner"}));
+  Scenario done("bench/jaxbench/01_flash_attention",
+                recipe_of({"online_softmax", "vectorize_inner"}));
   done.base = testing::pipeline_of(done.task);
-  EXPECT_NE(done.plan_until("online_softmax", evidence("compute", 0.17)).strategy, "online_softmax");
+  EXPECT_NE(done.plan_until("online_softmax", evidence("compute", 0.17)).strategy,
+            "online_softmax");
   Scenario splash("bench/jaxbench/04_splash_attention", recipe_of({"vectorize_inner"}));
   splash.base = testing::pipeline_of(splash.task);
-  EXPECT_NE(splash.plan_until("online_softmax", evidence("compute", 0.1)).strategy, "online_softmax");
+  EXPECT_NE(splash.plan_until("online_softmax", evidence("compute", 0.1)).strategy,
+            "online_softmax");
 }
 
 TEST(BuiltinPlanner, FirstTouchPlacementOnlyWithSeveralMemoryNodes) {
@@ -332,7 +338,8 @@ TEST(BuiltinPlanner, AStridedTransposedConvolutionIsSplitByPhasesFirst) {
   const Plan d = done.plan(evidence("compute", 0.005));
   EXPECT_NE(d.strategy, "phase_decomposition");
   EXPECT_TRUE(d.strategy == "register_block" || d.strategy == "register_block_epilogue") << d.why;
-  for (const auto& a : d.alternatives) EXPECT_EQ(a.find("phase_decomposition"), std::string::npos) << a;
+  for (const auto& a : d.alternatives)
+    EXPECT_EQ(a.find("phase_decomposition"), std::string::npos) << a;
 }
 
 TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
@@ -360,7 +367,8 @@ TEST(BuiltinPlanner, AnInvariantDecayIsHoistedOutOfTheLoopsItDoesNotRead) {
   Scenario done("bench/jaxbench/16_mamba2_ssd", recipe_of({"vectorize_inner", "hoist_invariants"}));
   Plan d = done.plan(evidence("compute", 0.05), {"vectorize_inner"});
   EXPECT_NE(d.strategy, "hoist_invariants");
-  for (const auto& a : d.alternatives) EXPECT_EQ(a.find("hoist_invariants"), std::string::npos) << a;
+  for (const auto& a : d.alternatives)
+    EXPECT_EQ(a.find("hoist_invariants"), std::string::npos) << a;
   // A GEMM has nothing to hoist.
   Scenario gemm("bench/jaxbench/08_gemm", {});
   for (const auto& a : gemm.plan(evidence("compute", 0.05)).alternatives)
@@ -461,7 +469,7 @@ TEST(BuiltinPlanner, TimePerStageWeighsTheProposals) {
   Plan p = s.plan(e);
   EXPECT_EQ(p.strategy, "vectorize_inner") << p.why;
   EXPECT_DOUBLE_EQ(p.expected_speedup, 8.0);
-  e.stage_shares = {{"sc_r", 0.59}, {"sc_r2", 0.19}, {"y", 0.06}, {"att", 0.03},
+  e.stage_shares = {{"sc_r", 0.59}, {"sc_r2", 0.19}, {"y", 0.06},  {"att", 0.03},
                     {"qr", 0.03},   {"pe", 0.01},    {"sc", 0.01}, {"cq", 0.02},
                     {"ck", 0.02},   {"qn", 0.02},    {"vv", 0.02}};
   p = s.plan(e);
@@ -470,8 +478,9 @@ TEST(BuiltinPlanner, TimePerStageWeighsTheProposals) {
   // read whole, is the register tile's.)
   EXPECT_GT(p.expected_speedup, 2.3);
   EXPECT_LT(p.expected_speedup, 2.6);
-  EXPECT_NE(p.why.find("of the time is in the stages it changes (ckv_r, den, m, qa_r, sc_r, sc_r2)"),
-            std::string::npos)
+  EXPECT_NE(
+      p.why.find("of the time is in the stages it changes (ckv_r, den, m, qa_r, sc_r, sc_r2)"),
+      std::string::npos)
       << p.why;
   // vectorize_inner's stages (att, pe, qr, sc, ...) hold a few percent: ~1.1x overall.
   ASSERT_FALSE(p.alternatives.empty());

@@ -218,7 +218,8 @@ TEST(RecordedJudge, RepeatedMeasurementsReplayByLabelThenInOrder) {
     ASSERT_TRUE(RecordingJudge(third, rec.string()).judge(task, "// a\n", final_run));
     ASSERT_TRUE(RecordingJudge(fourth, rec.string()).judge(task, "// a\n", plain));
   }
-  ASSERT_NE(lines_of(rec)[1].find("\"label\":\"confirm:5\""), std::string::npos) << lines_of(rec)[1];
+  ASSERT_NE(lines_of(rec)[1].find("\"label\":\"confirm:5\""), std::string::npos)
+      << lines_of(rec)[1];
   auto sim = RecordedJudge::open(rec.string());
   ASSERT_TRUE(sim) << sim.error().message();
   auto median = [&](const EvalOptions& o) {

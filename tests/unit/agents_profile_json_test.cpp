@@ -35,9 +35,7 @@ Profile sample() {
   p.instructions.all = {.total = 100, .fma_zmm = 8, .loads = 20};
   p.instructions.loops = {.total = 20, .fma_zmm = 8, .gathers = 1};
   p.thread_use = {.known = true, .requested = 2, .cpus_busy = 1.01, .faults_per_call = 3};
-  p.stage_times = {.known = true,
-                   .calls = 4,
-                   .stages = {{"C", 0.012, 0.75}, {"Bp", 0.004, 0.25}}};
+  p.stage_times = {.known = true, .calls = 4, .stages = {{"C", 0.012, 0.75}, {"Bp", 0.004, 0.25}}};
   p.tags = {.compute_bound = true,
             .not_vectorized = true,
             .serial_when_parallel_requested = true,

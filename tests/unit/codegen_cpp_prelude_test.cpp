@@ -248,9 +248,9 @@ std::vector<float> vectorized(MathFn fn, const std::vector<float>& xs) {
 TEST(CodegenPrelude, VectorExpAtTheEdgesOfItsRange) {
   // The vector exp clamps instead of branching: 0 below about -87 (and at -inf), finite up to
   // ln FLT_MAX = 88.72 (k = 128 there), inf above, NaN through; within 2 ulp of libm between.
-  const std::vector<float> xs = {-INFINITY, -1000.0f, -88.5f, -87.5f, -86.5f, -50.0f, -1e-8f,
-                                 0.0f,      0.3465f,  0.3466f, 50.0f,  88.3f,  88.5f,  88.72f,
-                                 88.73f,    1000.0f,  INFINITY, NAN};
+  const std::vector<float> xs = {-INFINITY, -1000.0f, -88.5f,  -87.5f,  -86.5f,   -50.0f,
+                                 -1e-8f,    0.0f,     0.3465f, 0.3466f, 50.0f,    88.3f,
+                                 88.5f,     88.72f,   88.73f,  1000.0f, INFINITY, NAN};
   const std::vector<float> ys = vectorized(MathFn::exp, xs);
   for (size_t i = 0; i < xs.size(); ++i) {
     const double want = std::exp(static_cast<double>(xs[i]));
@@ -294,7 +294,8 @@ TEST(CodegenPrelude, VectorErfAndTanhFollowLibmAcrossTheirRange) {
       EXPECT_TRUE(std::isnan(e[i]) && std::isnan(t[i]));
       continue;
     }
-    const double we = std::erf(static_cast<double>(xs[i])), wt = std::tanh(static_cast<double>(xs[i]));
+    const double we = std::erf(static_cast<double>(xs[i])),
+                 wt = std::tanh(static_cast<double>(xs[i]));
     // Relative near 0 (both are ~x there), absolute at the saturated ends.
     EXPECT_NEAR(e[i], we, 2.5e-7 * std::max(std::fabs(we), 0.5 * std::fabs(we) + 1e-30) + 6e-8)
         << "erf(" << xs[i] << ")";
@@ -311,9 +312,8 @@ TEST(CodegenPrelude, VectorLogFollowsLibmAcrossItsRange) {
   // (scaled first), the largest finite value, and the special values.
   std::vector<float> xs;
   for (int i = 1; i <= 4000; ++i) xs.push_back(static_cast<float>(i) * 0.001f);
-  for (float x : {1e-45f, 1e-40f, 1.1754942e-38f, 1.17549435e-38f, 1e-20f, 0.70710677f,
-                  0.7071068f, 0.99999994f, 1.0f, 1.0000001f, 1.4142135f, 1.4142137f, 1e10f,
-                  3.4028235e38f})
+  for (float x : {1e-45f, 1e-40f, 1.1754942e-38f, 1.17549435e-38f, 1e-20f, 0.70710677f, 0.7071068f,
+                  0.99999994f, 1.0f, 1.0000001f, 1.4142135f, 1.4142137f, 1e10f, 3.4028235e38f})
     xs.push_back(x);
   const size_t finite = xs.size();
   for (float x : {0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, NAN}) xs.push_back(x);
@@ -369,7 +369,8 @@ TEST(CodegenPrelude, FastFormsStayWithinTheirBounds) {
       EXPECT_NEAR(ys[3][i], std::erf(x), 1e-6 * std::fabs(std::erf(x)) + 1e-7)
           << "erf(" << x << ") " << v;
       if (x > 0) {
-        EXPECT_NEAR(ys[4][i], std::log(x), 2.5e-7 * std::fabs(std::log(x)) + 1e-7 * std::fabs(x - 1))
+        EXPECT_NEAR(ys[4][i], std::log(x),
+                    2.5e-7 * std::fabs(std::log(x)) + 1e-7 * std::fabs(x - 1))
             << "log(" << x << ") " << v;
       }
     }
@@ -453,11 +454,12 @@ TEST(CodegenPrelude, HeapAndVectorElementBuffers) {
                  {"n", ParamKind::dim, Type::i64()}},
                 body};
   std::string src = codegen_cpp(f, CodegenTarget::avx2);
-  expect_checks(src, {"#include <cstdlib>", "typedef float f32x8",
-                      "float* tmp = static_cast<float*>(kf_scratch(0, n * int64_t(sizeof(float))));",
-                      "alignas(64) f32x8 acc[2] = {};",
-                      "acc[c % 2] = acc[c % 2] + kf_load_f32x8(tmp + c * 8);",
-                      "y[0] = kf_reduce_add_f32x8(acc[0] + acc[1]);"});
+  expect_checks(
+      src,
+      {"#include <cstdlib>", "typedef float f32x8",
+       "float* tmp = static_cast<float*>(kf_scratch(0, n * int64_t(sizeof(float))));",
+       "alignas(64) f32x8 acc[2] = {};", "acc[c % 2] = acc[c % 2] + kf_load_f32x8(tmp + c * 8);",
+       "y[0] = kf_reduce_add_f32x8(acc[0] + acc[1]);"});
   // The whole-call buffer persists across calls (kf_scratch), so the kernel does not free it.
   EXPECT_EQ(src.find("std::free(tmp)"), std::string::npos);
   LoadedKernel k = compile_and_load(f, src);
@@ -478,7 +480,8 @@ TEST(CodegenPrelude, MaskedTailsTouchNothingPastTheEnd) {
   // f32x8, f64x8: the masked instructions where the compiler targets them) must neither read
   // nor write a lane past n, or the kernel faults.
   const int64_t page = sysconf(_SC_PAGESIZE);
-  for (auto [kind, lanes] : {std::pair{ScalarKind::f32, 16}, {ScalarKind::f32, 8}, {ScalarKind::f64, 8}}) {
+  for (auto [kind, lanes] :
+       {std::pair{ScalarKind::f32, 16}, {ScalarKind::f32, 8}, {ScalarKind::f64, 8}}) {
     const Type elem = kind == ScalarKind::f64 ? Type::f64() : Type::f32();
     const size_t bytes = kind == ScalarKind::f64 ? 8 : 4;
     Expr n = ivar("n");
@@ -491,8 +494,8 @@ TEST(CodegenPrelude, MaskedTailsTouchNothingPastTheEnd) {
                    {"y", ParamKind::output, elem},
                    {"n", ParamKind::dim, Type::i64()}},
                   body};
-    const std::string src = codegen_cpp(f, lanes == 8 && kind == ScalarKind::f32 ? CodegenTarget::avx2
-                                                                                 : CodegenTarget::avx512);
+    const std::string src = codegen_cpp(
+        f, lanes == 8 && kind == ScalarKind::f32 ? CodegenTarget::avx2 : CodegenTarget::avx512);
     LoadedKernel k = compile_and_load(f, src);
     ASSERT_TRUE(k.ok()) << k.log << src;
     for (int64_t size : {1, 5, lanes - 1, lanes + 3}) {
@@ -508,8 +511,10 @@ TEST(CodegenPrelude, MaskedTailsTouchNothingPastTheEnd) {
       char* xp = xm + page - size * bytes;
       char* yp = ym + page - size * bytes;
       for (int64_t i = 0; i < size; ++i) {
-        if (kind == ScalarKind::f64) reinterpret_cast<double*>(xp)[i] = 0.5 * i;
-        else reinterpret_cast<float*>(xp)[i] = 0.5f * i;
+        if (kind == ScalarKind::f64)
+          reinterpret_cast<double*>(xp)[i] = 0.5 * i;
+        else
+          reinterpret_cast<float*>(xp)[i] = 0.5f * i;
       }
       k.call({xp, yp}, {size}, {});
       for (int64_t i = 0; i < size; ++i) {

@@ -87,8 +87,9 @@ TEST(VectorizeLoops, FallsBackToSerialWithAReason) {
   expect_checks(vec(vloop("j", 8, Allocate::make("t", Type::f32(), i64(8), MemoryKind::heap, st))),
                 {"// not vectorized: allocation t inside"});
   // A per-lane buffer must not be indexed by the vectorized variable.
-  expect_checks(vec(vloop("j", 8, Allocate::make("t", Type::f32(), i64(8), MemoryKind::stack,
-                                                 Store::make("t", j, f32(0))))),
+  expect_checks(vec(vloop("j", 8,
+                          Allocate::make("t", Type::f32(), i64(8), MemoryKind::stack,
+                                         Store::make("t", j, f32(0))))),
                 {"// not vectorized: a per-lane buffer t indexed by j"});
   expect_checks(
       vec(vloop("j", 8, Store::make("y", i64(0), fload("y", i64(1)) + fload("x", j)))),
@@ -112,8 +113,9 @@ TEST(VectorizeLoops, AScalarAccumulatorInsideGetsOneCopyPerLane) {
                          "acc[0] = acc[0] + x16(p[k])*v[ramp(k*16, 1, 16)]",
                          "o[ramp(0, 1, 16)] = acc[0]/x16(den[0])"});
   // Under a vector condition the inactive lanes keep their value.
-  Stmt c = vloop("d", 8, Allocate::make("acc", Type::f32(), i64(1), MemoryKind::stack,
-                                        IfThenElse::make(lt(d, n), Store::make("acc", i64(0), f32(1)))));
+  Stmt c = vloop("d", 8,
+                 Allocate::make("acc", Type::f32(), i64(1), MemoryKind::stack,
+                                IfThenElse::make(lt(d, n), Store::make("acc", i64(0), f32(1)))));
   expect_checks(vec(c), {"acc[0] = select(d.mask0, x8(1.0f), acc[0])"});
 }
 

@@ -94,8 +94,8 @@ std::string run_checks(const Golden& g, const std::string& kind, const std::stri
     if (c.kind != kind) continue;
     size_t at = out.find(c.text, pos);
     if (at == std::string::npos)
-      return g.file + ":" + std::to_string(c.line) + ": " + kind + " not found (in order): " +
-             c.text + "\n--- output:\n" + out;
+      return g.file + ":" + std::to_string(c.line) + ": " + kind +
+             " not found (in order): " + c.text + "\n--- output:\n" + out;
     pos = at + c.text.size();
   }
   return "";

@@ -1,8 +1,7 @@
-#include "lower/guards_to_bounds.h"
-
 #include <gtest/gtest.h>
 
 #include "ir/ir_printer.h"
+#include "lower/guards_to_bounds.h"
 #include "unit/ir_test_kernels.h"
 
 namespace kf {
@@ -19,18 +18,20 @@ Stmt guarded_loop(Expr guard, ForKind kind = ForKind::serial, bool extra = false
                   Expr min = ir::i64(0)) {
   const Expr c = ivar("c");
   const Stmt add = ir::Store::make(
-      "acc", ir::i64(0),
-      fload("acc", ir::i64(0)) + fload("x", ivar("t") * ir::i64(256) + c));
+      "acc", ir::i64(0), fload("acc", ir::i64(0)) + fload("x", ivar("t") * ir::i64(256) + c));
   Stmt body = ir::IfThenElse::make(guard, add);
   if (extra) body = ir::Block::make({body, ir::Store::make("y", c, ir::f32(0))});
   return ir::For::make("c", min, ir::i64(256), kind, body);
 }
 
-std::string bounded(const Stmt& s) { return ir::to_string(lowering::guards_to_bounds(s)); }
+std::string bounded(const Stmt& s) {
+  return ir::to_string(lowering::guards_to_bounds(s));
+}
 
 TEST(GuardsToBounds, AGuardOnTheLoopVariableBecomesItsBound) {
   // t*256 + c < N: c runs to N - t*256 (never below 0, never past 256); the guard is gone.
-  const std::string out = bounded(guarded_loop(ir::lt(ivar("t") * ir::i64(256) + ivar("c"), ivar("N"))));
+  const std::string out =
+      bounded(guarded_loop(ir::lt(ivar("t") * ir::i64(256) + ivar("c"), ivar("N"))));
   EXPECT_NE(out.find("for (c, 0, min(256, max(N - t*256, 0)))"), std::string::npos) << out;
   EXPECT_EQ(out.find("if ("), std::string::npos) << out;
   // A parallel loop keeps its kind; a loop starting at 4 subtracts its start.

@@ -1,16 +1,17 @@
 // Interval arithmetic and linear simplification for bounds inference.
-#include "lower/interval.h"
-
 #include <gtest/gtest.h>
 
 #include "ir/ir_printer.h"
+#include "lower/interval.h"
 
 namespace kf::lowering {
 namespace {
 
 using ir::Expr;
 
-Expr v(const std::string& n) { return ir::Var::make(ir::Type::i64(), n); }
+Expr v(const std::string& n) {
+  return ir::Var::make(ir::Type::i64(), n);
+}
 
 TEST(Interval, AffineIndexOverASplit) {
   Scope s = {{"ii", {ir::i64(0), ir::i64(5), true}}};

@@ -1,8 +1,7 @@
-#include "lower/page_loops.h"
-
 #include <gtest/gtest.h>
 
 #include "ir/ir_printer.h"
+#include "lower/page_loops.h"
 #include "unit/ir_test_kernels.h"
 
 namespace kf {
@@ -14,7 +13,9 @@ using ir::Stmt;
 using testing_ir::fload;
 using testing_ir::ivar;
 
-Expr iload(const char* buf, Expr index) { return ir::Load::make(ir::Type::i32(), buf, index); }
+Expr iload(const char* buf, Expr index) {
+  return ir::Load::make(ir::Type::i32(), buf, index);
+}
 
 // produce STAGE { for (t, 0, n) { s[t] = k[page_table[t / DIVISOR]*PS*D + t % PS*D + d] } }
 Stmt paged_read(const char* stage = "s", const char* divisor = "PS", ForKind kind = ForKind::serial,

@@ -2,17 +2,16 @@
 // that pass the judge on every test shape; random moves that are illegal are refused with a
 // message and leave the pipeline unchanged. A few schedules per task run here; set
 // KFORGE_NIGHTLY=1 for a nightly-style run (KFORGE_RANDOM_SCHEDULES=N to choose the count).
-#include "schedule/random_schedule.h"
-
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <vector>
 
 #include "lower_test_util.h"
+#include "schedule/random_schedule.h"
 
 namespace kf {
 namespace {
@@ -42,8 +41,8 @@ void judge_random_schedules(const std::string& dir, int n) {
     sched::Pipeline replay = p;
     ASSERT_TRUE(sched::apply_schedule(replay, testing::schedule_of(s.to_string())).ok())
         << s.to_string();
-    EXPECT_EQ(testing::lower_and_judge(task, s.to_string(), seed), "ok")
-        << "seed " << seed << ":\n" << s.to_string();
+    EXPECT_EQ(testing::lower_and_judge(task, s.to_string(), seed), "ok") << "seed " << seed << ":\n"
+                                                                         << s.to_string();
   }
 }
 
@@ -98,7 +97,8 @@ std::vector<std::string> other_suite_tasks() {
   const std::set<std::string> main = {"08_gemm", "09_swiglu_mlp", "12_rmsnorm",
                                       "18_conv2d_relu_biasadd", "50_matmul_gelu_softmax"};
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench")) {
     const std::string name = e.path().filename().string();
     if (main.count(name) || !std::filesystem::exists(e.path() / "task.toml")) continue;
     out.push_back("bench/jaxbench/" + name);

@@ -31,8 +31,7 @@ TEST(StageTimers, EachTopLevelStageIsTimedInProgramOrder) {
   EXPECT_NE(g->source.find("extern \"C\" __attribute__((visibility(\"default\"))) int "
                            "kf_stage_times(int64_t* ns, int cap)"),
             std::string::npos);
-  EXPECT_NE(g->source.find("kf_stage_ns[1] += kf_stage_clock() - kf_stage_t1;"),
-            std::string::npos);
+  EXPECT_NE(g->source.find("kf_stage_ns[1] += kf_stage_clock() - kf_stage_t1;"), std::string::npos);
 
   // A stage computed inside another's loops is part of that one's time: no timer of its own.
   auto nested = generate_instrumented_kernel(task, schedule_of(kNested), {});

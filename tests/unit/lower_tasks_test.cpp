@@ -37,7 +37,8 @@ INSTANTIATE_TEST_SUITE_P(
 // examples/schedules/NN_name.sched for bench/jaxbench/NN_name.
 TEST(ExampleSchedules, PassTheJudge) {
   int count = 0;
-  for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "examples/schedules")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::source_dir() / "examples/schedules")) {
     if (e.path().extension() != ".sched") continue;
     const std::string stem = e.path().stem().string();
     const auto task_dir = testing::source_dir() / "bench/jaxbench" / stem;
@@ -103,7 +104,8 @@ const FeatureCase kFeatureCases[] = {
     {"lse_lanes_parallel", "lse_rows", "vectorize_reductions y 4\nparallel y.n\nparallel z.n\n"},
     // online_softmax on a bf16 softmax: the row max becomes a logsumexp, the sum goes.
     {"bf16_online_softmax", "bf16_softmax",
-     "online_softmax m\ncompute_inline e\ncompute_at m y.n\nvectorize_reductions m\nvectorize y.d 16\n"},
+     "online_softmax m\ncompute_inline e\ncompute_at m y.n\nvectorize_reductions m\nvectorize y.d "
+     "16\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FeatureSchedules, ::testing::ValuesIn(kFeatureCases),
@@ -123,7 +125,8 @@ const FeatureCase kOnlineSoftmaxCases[] = {
     {"flash_rows", "01_flash_attention",
      "online_softmax m\ncompute_at pe o.i\ncompute_at m o.i\ncompute_at s o.i\n"
      "vectorize_reductions m\nvectorize pe.j\nvectorize o.d\n"},
-    {"cross_entropy", "13_cross_entropy", "online_softmax m\nvectorize_reductions m\nparallel m.t\n"},
+    {"cross_entropy", "13_cross_entropy",
+     "online_softmax m\nvectorize_reductions m\nparallel m.t\n"},
     {"softmax_rows", "50_matmul_gelu_softmax",
      "compute_inline g\ncompute_inline e\nonline_softmax m\ncompute_at m y.b\n"
      "vectorize_reductions m\nvectorize y.o 16\nparallel y.b\n"},
@@ -158,7 +161,8 @@ TEST_P(DoubleBufferSchedules, PassTheJudge) {
   // the threads outnumber the panels).
   if (std::string(GetParam().schedule).find("parallel") != std::string::npos) {
     for (int threads : {2, 3})
-      EXPECT_EQ(lower_and_judge(task, GetParam().schedule, 7, threads), "ok") << threads << " threads";
+      EXPECT_EQ(lower_and_judge(task, GetParam().schedule, 7, threads), "ok")
+          << threads << " threads";
   }
 }
 
@@ -190,7 +194,8 @@ const FeatureCase kDoubleBufferCases[] = {
     // threads), so the next panel is filled at the end of each one.
     {"gemm_parallel_rows", "08_gemm", "GEMM parallel C.i\ndouble_buffer Bp C.k 16\n"},
     {"swiglu_three_packs", "09_swiglu_mlp",
-     "SWIGLU double_buffer Wg_pk g.d 32\ndouble_buffer Wu_pk u.d 2\ndouble_buffer Wd_pk y_acc.f 32\n"},
+     "SWIGLU double_buffer Wg_pk g.d 32\ndouble_buffer Wu_pk u.d 2\ndouble_buffer Wd_pk y_acc.f "
+     "32\n"},
     {"swiglu_parallel_panels", "09_swiglu_mlp",
      "SWIGLU parallel h.f.o\nparallel y.e.o\n"
      "double_buffer Wg_pk g.d 32\ndouble_buffer Wu_pk u.d 32\ndouble_buffer Wd_pk y_acc.f 32\n"},

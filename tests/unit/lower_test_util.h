@@ -22,7 +22,8 @@ inline Task task_at(const std::string& rel) {
   return *t;
 }
 
-inline sched::Schedule schedule_of(const std::string& text, const std::string& file = "test.sched") {
+inline sched::Schedule schedule_of(const std::string& text,
+                                   const std::string& file = "test.sched") {
   auto s = sched::parse_schedule(text, file);
   KF_CHECK(s.has_value()) << s.error().message();
   return *s;

@@ -1,8 +1,7 @@
-#include "lower/transpose_copies.h"
-
 #include <gtest/gtest.h>
 
 #include "ir/ir_printer.h"
+#include "lower/transpose_copies.h"
 #include "lower_test_util.h"
 
 namespace kf {
@@ -12,7 +11,9 @@ using ir::Expr;
 using ir::ForKind;
 using ir::Stmt;
 
-Expr var(const std::string& n) { return ir::Var::make(ir::Type::i64(), n); }
+Expr var(const std::string& n) {
+  return ir::Var::make(ir::Type::i64(), n);
+}
 
 // for (o, 0, O) { for (i, 0, I) { Wt[o + i*64] = W[(x*64 + o)*I + i] } } inside an f32
 // allocation Wt: 50's transposed weight panel. `value` replaces the load when given.
@@ -64,8 +65,8 @@ TEST(TransposeCopies, LeavesEveryOtherNestAsItIs) {
   EXPECT_TRUE(unchanged(pack_nest(var("E"), var("I"), ForKind::serial, ir::Type::bf16())));
   EXPECT_TRUE(unchanged(pack_nest(var("E"), var("I")), {}));
   // The value is not a plain load.
-  Expr scaled = ir::Load::make(ir::Type::f32(), "W", (var("x") * ir::i64(64) + var("o")) * var("I") +
-                                                         var("i")) *
+  Expr scaled = ir::Load::make(ir::Type::f32(), "W",
+                               (var("x") * ir::i64(64) + var("o")) * var("I") + var("i")) *
                 ir::f32(2.0f);
   EXPECT_TRUE(unchanged(pack_nest(var("E"), var("I"), ForKind::serial, ir::Type::f32(), scaled)));
   // A constant extent below one block.

@@ -46,7 +46,8 @@ TEST(Sandbox, RunsOnSharedBuffers) {
   auto w = start(0, 5, 3);
   ASSERT_EQ(w->fault(), nullptr) << w->fault()->message;
   for (int s = 0; s < 3; ++s)
-    for (int i = 0; i < 5; ++i) static_cast<float*>(w->buffer(s, 0))[i] = static_cast<float>(i + 10 * s);
+    for (int i = 0; i < 5; ++i)
+      static_cast<float*>(w->buffer(s, 0))[i] = static_cast<float>(i + 10 * s);
   RunOutcome r = w->run(1, 2, 10);  // sets 1 and 2
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_GT(r.seconds, 0);

@@ -31,9 +31,10 @@ TEST(PhaseSplit, TheTransposedConvolutionBecomesOneConvolutionPerPhase) {
   // Three phases of 2 lead; the taps run over ceildiv(R, 2) each, and nothing is guarded.
   std::vector<std::string> vars;
   for (const auto& v : zp.vars) vars.push_back(v.name + " in 0.." + te::to_string(v.hi));
-  EXPECT_EQ(vars, (std::vector<std::string>{"od_p in 0..2", "oh_p in 0..2", "ow_p in 0..2",
-                                            "n in 0..N", "k in 0..K", "od_q in 0..ceildiv(OD, 2)",
-                                            "oh_q in 0..ceildiv(OH, 2)", "ow_q in 0..ceildiv(K, 2)"}));
+  EXPECT_EQ(vars,
+            (std::vector<std::string>{"od_p in 0..2", "oh_p in 0..2", "ow_p in 0..2", "n in 0..N",
+                                      "k in 0..K", "od_q in 0..ceildiv(OD, 2)",
+                                      "oh_q in 0..ceildiv(OH, 2)", "ow_q in 0..ceildiv(K, 2)"}));
   const std::string body = te::to_string(zp.body);
   EXPECT_EQ(body.find("select"), std::string::npos) << body;
   EXPECT_EQ(body.find("else"), std::string::npos) << body;

@@ -1,9 +1,8 @@
 // The stages lowering schedules: a TE program normalized so every reduction can be scheduled.
-#include "schedule/pipeline.h"
-
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
+#include "schedule/pipeline.h"
 
 namespace kf::sched {
 namespace {
@@ -47,8 +46,7 @@ TEST(SchedulePipeline, ConsumersLookThroughInlinedStages) {
   Task task = task_at("bench/jaxbench/50_matmul_gelu_softmax");
   Pipeline p = pipeline_of(task);
   ASSERT_TRUE(apply_schedule(p, testing::schedule_of("compute_inline e\n")).ok());
-  EXPECT_EQ(p.consumers(p.find("g")),
-            (std::vector<int>{p.find("m"), p.find("y_r"), p.find("y")}));
+  EXPECT_EQ(p.consumers(p.find("g")), (std::vector<int>{p.find("m"), p.find("y_r"), p.find("y")}));
 }
 
 TEST(SchedulePipeline, InsertStageKeepsReferencesValid) {
@@ -56,8 +54,7 @@ TEST(SchedulePipeline, InsertStageKeepsReferencesValid) {
   Pipeline p = pipeline_of(task);
   ASSERT_TRUE(apply_schedule(p, testing::schedule_of("cache_read x y xc\n")).ok());
   EXPECT_EQ(p.find("xc"), p.find("y") - 1);
-  EXPECT_EQ(te::to_string(p.stages[p.find("y")].body),
-            "((xc[n, d] / sqrt((ms[n] + eps))) * w[d])");
+  EXPECT_EQ(te::to_string(p.stages[p.find("y")].body), "((xc[n, d] / sqrt((ms[n] + eps))) * w[d])");
   EXPECT_EQ(p.readers(p.find("ms")), (std::vector<int>{p.find("y")}));
 }
 

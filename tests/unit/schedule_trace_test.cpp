@@ -1,7 +1,7 @@
 // The schedule trace: parsing (shape errors with FILE:LINE), canonical text, replay and hash.
-#include "schedule/trace.h"
-
 #include <gtest/gtest.h>
+
+#include "schedule/trace.h"
 
 namespace kf::sched {
 namespace {

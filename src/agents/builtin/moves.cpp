@@ -1,7 +1,6 @@
 // Mechanical forms of the catalog's strategies. Each reads the pipeline's current schedule state
 // and proposes groups of primitives; the schedule layer decides legality.
 #include "agents/builtin/moves.h"
-#include "agents/builtin/moves_internal.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "agents/builtin/moves_internal.h"
 #include "schedule/primitives.h"
 #include "schedule/te_util.h"
 #include "te/ast.h"
@@ -41,15 +41,22 @@ using sched::LoopKind;
 using sched::Pipeline;
 using sched::Stage;
 
-bool computed(const Stage& s) { return s.compute.kind != ComputeKind::inlined; }
-
-bool has_kind(const Stage& s, LoopKind k) {
-  return std::any_of(s.loops.begin(), s.loops.end(), [&](const sched::Loop& l) { return l.kind == k; });
+bool computed(const Stage& s) {
+  return s.compute.kind != ComputeKind::inlined;
 }
 
-bool pure(const sched::Loop& l) { return !l.reduce && !l.scan; }
+bool has_kind(const Stage& s, LoopKind k) {
+  return std::any_of(s.loops.begin(), s.loops.end(),
+                     [&](const sched::Loop& l) { return l.kind == k; });
+}
 
-std::string ref(const Stage& s, const std::string& loop) { return s.name + "." + loop; }
+bool pure(const sched::Loop& l) {
+  return !l.reduce && !l.scan;
+}
+
+std::string ref(const Stage& s, const std::string& loop) {
+  return s.name + "." + loop;
+}
 
 // A loop name not used in stage s: base, base2, base3...
 std::string fresh_loop(const Stage& s, const std::string& base) {
@@ -162,8 +169,6 @@ std::vector<AccessInfo> accesses(const te::Expr& body) {
   return out;
 }
 
-
-
 bool gemm_like(const Stage& s) {
   if (!s.reduction || s.is_recurrence() || !computed(s) || s.where) return false;
   if (s.vars.size() < 2 || s.loop_rvars().empty()) return false;
@@ -198,21 +203,27 @@ std::string tile_col_var(const Stage& s) {
 // read (a transposed convolution's (ow + 1 - e) / 2).
 std::optional<int64_t> coefficient(const te::Expr& e, const std::string& j) {
   bool uses = false;
-  te::visit(e, [&](const te::Expr& x) { uses = uses || (x.kind == te::ExprKind::name && x.name == j); });
+  te::visit(
+      e, [&](const te::Expr& x) { uses = uses || (x.kind == te::ExprKind::name && x.name == j); });
   if (!uses) return 0;
   if (e.kind == te::ExprKind::name) return 1;
   if (e.kind != te::ExprKind::call || e.args.size() != 2) return std::nullopt;
   auto a = coefficient(e.args[0], j), b = coefficient(e.args[1], j);
   switch (e.op) {
-    case te::Op::add: if (a && b) return *a + *b; return std::nullopt;
-    case te::Op::sub: if (a && b) return *a - *b; return std::nullopt;
+    case te::Op::add:
+      if (a && b) return *a + *b;
+      return std::nullopt;
+    case te::Op::sub:
+      if (a && b) return *a - *b;
+      return std::nullopt;
     case te::Op::mul: {
       auto ka = sched::const_int(e.args[0]), kb = sched::const_int(e.args[1]);
       if (ka && b) return *ka * *b;
       if (kb && a) return *a * *kb;
       return std::nullopt;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -322,7 +333,9 @@ bool inline_row_reduction(const Stage& s, int* cost) {
   });
   return found;
 }
-bool inline_row_reduction(const Stage& s) { return inline_row_reduction(s, nullptr); }
+bool inline_row_reduction(const Stage& s) {
+  return inline_row_reduction(s, nullptr);
+}
 
 // A transposed copy that would let stage s vectorize along its last pure var j: s reduces over
 // its innermost loop r, and an input is read with j in a dimension before its last and r last
@@ -366,7 +379,8 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
   if (gemm_like(s) && (!read_only_in_part(p, s) || s.compute.kind == ComputeKind::root))
     return std::nullopt;
   const std::string j = s.vars.back().name;
-  if (s.find_loop(j) < 0 || !pure(s.loops[static_cast<size_t>(s.find_loop(j))])) return std::nullopt;
+  if (s.find_loop(j) < 0 || !pure(s.loops[static_cast<size_t>(s.find_loop(j))]))
+    return std::nullopt;
   if (const std::optional<AccessInfo> found = transposable_input(s)) {
     const AccessInfo& a = *found;
     auto pos = std::find(a.index_vars.begin(), a.index_vars.end() - 1, j);
@@ -390,7 +404,8 @@ std::optional<LayoutChange> layout_change(const Pipeline& p, const Stage& s) {
     for (const auto& l : host.loops) {
       if (!pure(l) || l.kind != LoopKind::serial || (&host == &s && l.name == j)) break;
       const std::set<std::string> vars = sched::loop_roots(host, l.name);
-      const bool moves = std::any_of(vars.begin(), vars.end(), [&](const std::string& v) { return a.reads(v); });
+      const bool moves =
+          std::any_of(vars.begin(), vars.end(), [&](const std::string& v) { return a.reads(v); });
       if (!moves) break;
       c.at = ref(host, l.name);
     }
@@ -414,8 +429,8 @@ bool left_to_change_layout(const Pipeline& p, const Stage& s) {
 // so the micro-kernel reads it unit-stride. With `transposed_only`, only such an operand.
 std::vector<sched::Primitive> pack_moves(const Pipeline& p, const te::Expr& body,
                                          const std::string& host, const std::string& acc,
-                                         const std::string& j, const std::string& jo,
-                                         int64_t lanes, bool transposed_only) {
+                                         const std::string& j, const std::string& jo, int64_t lanes,
+                                         bool transposed_only) {
   for (const auto& a : accesses(body)) {
     if (a.kind != te::RefKind::input) continue;
     auto pos = std::find(a.index_vars.begin(), a.index_vars.end(), j);
@@ -475,7 +490,6 @@ void append_tile_moves(std::vector<sched::Primitive>& out, const Stage& host, co
   append_tile_stage_moves(out, host, hi, tile, r, ti, tj, lanes);
 }
 
-
 // Whether e (part of stage c's definition) reads stage `name` inside a loop that does not index
 // it and runs outside a loop that does: each iteration of that loop evaluates the read again, and
 // the C++ compiler cannot hoist it out, as it hoists an invariant out of the loops inside.
@@ -495,7 +509,8 @@ bool rereads(const Stage& c, const te::Expr& e, const std::string& name,
         if (n.kind == te::ExprKind::name) uses.insert(n.name);
       });
     auto indexes = [&](const std::set<std::string>& l) {
-      return std::any_of(l.begin(), l.end(), [&](const std::string& v) { return uses.contains(v); });
+      return std::any_of(l.begin(), l.end(),
+                         [&](const std::string& v) { return uses.contains(v); });
     };
     size_t last = 0;
     for (size_t k = 0; k < order.size(); ++k)
@@ -768,7 +783,8 @@ Expected<std::vector<MoveGroup>> moves_fuse_into_consumer(const Pipeline& p, con
     if (!tiled && !reads_own_part(work, hs, s, vars)) continue;
     if (!tiled)
       while (depth + 2 < loops.size() &&
-             hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind == LoopKind::serial) {
+             hs.loops[static_cast<size_t>(hs.find_loop(loops[depth + 1]))].kind ==
+                 LoopKind::serial) {
         std::set<std::string> next = vars;
         next.merge(sched::loop_roots(hs, loops[depth + 1]));
         if (!reads_own_part(work, hs, s, next)) break;
@@ -860,7 +876,8 @@ Expected<std::vector<MoveGroup>> moves_rfactor_reduction(const Pipeline& p, cons
     mg.moves.push_back(prim(order));
     mg.moves.push_back(prim(fmt::format("vectorize {}.{} {}", rf, ri, lanes)));
     std::vector<std::string> pl = pure_loops(s);
-    if (!pl.empty()) mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
+    if (!pl.empty())
+      mg.moves.push_back(prim(fmt::format("compute_at {} {}", rf, ref(s, pl.back()))));
     g.push_back(std::move(mg));
   }
   // Reductions inside a definition have no loop to split: the lowering runs them as vectors.
@@ -929,7 +946,8 @@ Expected<std::vector<MoveGroup>> moves_register_block(const Pipeline& p, const K
     append_tile_moves(mg.moves, s, i, j, acc, s, i, j, mr, nr, lanes);
     // An operand read transposed along j (W[o, i]) would be gathered lane by lane: the tile is
     // only worth having with that operand packed, so the packing is part of the same step.
-    for (auto& m : pack_moves(p, s.body, s.name, acc, j, j + ".o", lanes, true)) mg.moves.push_back(m);
+    for (auto& m : pack_moves(p, s.body, s.name, acc, j, j + ".o", lanes, true))
+      mg.moves.push_back(m);
     g.push_back(std::move(mg));
   }
   return g;
@@ -949,7 +967,8 @@ std::vector<std::string> pointwise_map(const Stage& c, const Stage& prod) {
       return;
     std::vector<std::string> m;
     for (size_t d = 0; d < x.index_count(); ++d)
-      m.push_back(x.args[d].kind == te::ExprKind::name && x.args[d].ref.kind == te::RefKind::index_var
+      m.push_back(x.args[d].kind == te::ExprKind::name &&
+                          x.args[d].ref.kind == te::RefKind::index_var
                       ? x.args[d].name
                       : "");
     if (map && *map != m) ok = false;
@@ -991,7 +1010,8 @@ bool epilogue_chain(const Pipeline& p, int r, std::vector<std::string>& inline_s
     // dims[d] is cur's var for r's dim d; m[e] is c's var for cur's dim e.
     for (auto& d : dims) {
       const auto& cv = p.stages[cur].vars;
-      auto it = std::find_if(cv.begin(), cv.end(), [&](const te::IndexVar& v) { return v.name == d; });
+      auto it =
+          std::find_if(cv.begin(), cv.end(), [&](const te::IndexVar& v) { return v.name == d; });
       if (it == cv.end()) return false;
       d = m[static_cast<size_t>(it - cv.begin())];
     }
@@ -1053,7 +1073,8 @@ Expected<std::vector<MoveGroup>> moves_register_block_epilogue(const Pipeline& p
       append_tile_stage_moves(mg.moves, o, oi_v, s.name, s, i, j, lanes);
     else
       append_tile_moves(mg.moves, o, oi_v, oj_v, s.name, s, i, j, mr, nr, lanes);
-    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false)) mg.moves.push_back(m);
+    for (auto& m : pack_moves(p, s.body, o.name, s.name, j, oj_v + ".o", lanes, false))
+      mg.moves.push_back(m);
     if (!joins) {
       ends.push_back({oi, oi_v, oj_v, g.size()});
       g.push_back(std::move(fresh));
@@ -1082,15 +1103,17 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
     // The tile's vector var: its vectorized loop (register_block's column var).
     std::string j = acc.vars.back().name;
     for (const auto& l : acc.loops)
-      if (l.kind == LoopKind::vectorized && std::any_of(acc.vars.begin(), acc.vars.end(),
-                                                        [&](const te::IndexVar& v) { return v.name == l.name; }))
+      if (l.kind == LoopKind::vectorized &&
+          std::any_of(acc.vars.begin(), acc.vars.end(),
+                      [&](const te::IndexVar& v) { return v.name == l.name; }))
         j = l.name;
     // The j.o loop of the stage the tile lives in: the panel is packed once per column tile.
     std::string jo;
     for (const auto& sp : s.splits)
       if (sp.kind == sched::SplitKind::split && sp.parent == j) jo = sp.outer;
     if (jo.empty()) continue;
-    std::vector<sched::Primitive> moves = pack_moves(p, acc.body, s.name, acc.name, j, jo, lanes, false);
+    std::vector<sched::Primitive> moves =
+        pack_moves(p, acc.body, s.name, acc.name, j, jo, lanes, false);
     if (!moves.empty()) g.push_back({s.name, std::move(moves)});
   }
   return g;
@@ -1144,7 +1167,10 @@ Expected<std::vector<MoveGroup>> moves_unroll_reduction(const Pipeline& p, const
       continue;
     std::string r;
     for (const auto& l : s.loops)
-      if (l.reduce) { r = l.name; break; }
+      if (l.reduce) {
+        r = l.name;
+        break;
+      }
     if (r.empty()) continue;
     const std::string ro = fresh_loop(s, r + ".uo"), ri = fresh_loop(s, r + ".ui");
     g.push_back({s.name,
@@ -1179,7 +1205,8 @@ Expected<std::vector<MoveGroup>> moves_tile_2d(const Pipeline& p, const Knobs& k
     if (!s.splits.empty() || has_kind(s, LoopKind::vectorized)) continue;
     const sched::Loop &a = s.loops[s.loops.size() - 2], &b = s.loops.back();
     if (!pure(a) || !pure(b)) continue;
-    g.push_back({s.name, {prim(fmt::format("tile {} {} {} {} {}", s.name, a.name, b.name, ti, tj))}});
+    g.push_back(
+        {s.name, {prim(fmt::format("tile {} {} {} {} {}", s.name, a.name, b.name, ti, tj))}});
   }
   return g;
 }
@@ -1235,7 +1262,8 @@ Expected<std::vector<MoveGroup>> moves_prefetch(const Pipeline& p, const Knobs& 
     if (inner.kind != LoopKind::vectorized || inner.prefetch > 0 || !pure(inner)) continue;
     bool streams = false;
     for (const auto& a : accesses(s.body))
-      if (a.kind == te::RefKind::input && !a.index_vars.empty() && a.index_vars.back() == inner.name)
+      if (a.kind == te::RefKind::input && !a.index_vars.empty() &&
+          a.index_vars.back() == inner.name)
         streams = true;
     if (!streams) continue;
     g.push_back({s.name, {prim(fmt::format("prefetch {} {}", ref(s, inner.name), distance))}});
@@ -1285,8 +1313,10 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (layout_change(p, s)) ++f.strided_operands;
     if (reciprocal_applies(p, s.name)) ++f.invertible_divisions;
     if (!computed(s)) continue;
-    if (has_kind(s, LoopKind::vectorized)) ++f.vectorized;
-    else ++f.unvectorized;
+    if (has_kind(s, LoopKind::vectorized))
+      ++f.vectorized;
+    else
+      ++f.unvectorized;
     if (has_kind(s, LoopKind::parallel)) ++f.parallel;
   }
   return f;

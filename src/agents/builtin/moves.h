@@ -71,9 +71,9 @@ Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline&, 
 Expected<std::vector<MoveGroup>> moves_phase_split(const sched::Pipeline&, const Knobs&,
                                                    const MoveContext&);
 struct PhaseSplit {
-  int stage = -1;     // index into p.stages
-  std::string name;   // the phase stage's name
-  int64_t phases = 1; // product of the strides: one tap in this many counts
+  int stage = -1;      // index into p.stages
+  std::string name;    // the phase stage's name
+  int64_t phases = 1;  // product of the strides: one tap in this many counts
 };
 std::vector<PhaseSplit> phase_split_candidates(const sched::Pipeline& p);
 // moves_rewrite.cpp: `online_softmax M` (+ `vectorize_reductions M`) for every row maximum

@@ -20,7 +20,9 @@ using sched::Stage;
 namespace {
 
 // A cache line's worth of a float stage's elements (f32: 16, f64: 8).
-int64_t line_elems(const Pipeline& p) { return p.task && p.task->dtype == DType::f64 ? 8 : 16; }
+int64_t line_elems(const Pipeline& p) {
+  return p.task && p.task->dtype == DType::f64 ? 8 : 16;
+}
 
 // The product of the extents of S's pure dims at the bench shape.
 int64_t outputs_per_call(const Stage& s, const Bindings* bench) {
@@ -159,7 +161,8 @@ std::vector<int> first_touch_stages(const Pipeline& p, const MoveContext& ctx) {
     if (!pure(outer) || outer.kind != LoopKind::serial) continue;
     bool parallel_reader = false;
     for (int r : p.readers(static_cast<int>(i)))
-      parallel_reader = parallel_reader || has_kind(p.stages[static_cast<size_t>(r)], LoopKind::parallel);
+      parallel_reader =
+          parallel_reader || has_kind(p.stages[static_cast<size_t>(r)], LoopKind::parallel);
     if (parallel_reader) out.push_back(static_cast<int>(i));
   }
   return out;

@@ -17,7 +17,9 @@
 namespace kf::agents::builtin {
 namespace {
 
-bool transcendental(te::Op op) { return sched::approximable(op) || op == te::Op::pow; }
+bool transcendental(te::Op op) {
+  return sched::approximable(op) || op == te::Op::pow;
+}
 
 }  // namespace
 
@@ -84,7 +86,7 @@ constexpr int64_t kMinRepeats = 8;
 const te::Expr* loop_body_of(const te::Expr& e, const std::string& name) {
   const te::Expr* found = nullptr;
   std::function<bool(const te::Expr&, const te::Expr*)> walk = [&](const te::Expr& x,
-                                                                    const te::Expr* body) {
+                                                                   const te::Expr* body) {
     if (x.kind == te::ExprKind::access && x.ref.kind == te::RefKind::stage && x.name == name) {
       found = body;
       return true;
@@ -174,8 +176,9 @@ Expected<std::vector<MoveGroup>> moves_hoist_invariants(const sched::Pipeline& p
   for (const HoistCandidate& c : hoist_candidates(p)) {
     std::string vars;
     for (const std::string& v : c.vars) vars += " " + v;
-    g.push_back({c.stage, {prim(fmt::format("hoist {} {}{}", c.stage,
-                                            sched::unique_stage_name(p, c.stage + "_h"), vars))}});
+    g.push_back({c.stage,
+                 {prim(fmt::format("hoist {} {}{}", c.stage,
+                                   sched::unique_stage_name(p, c.stage + "_h"), vars))}});
   }
   return g;
 }
@@ -217,7 +220,8 @@ std::vector<int> gathered_stages(const sched::Pipeline& p) {
     if (sched::divided_gathers(s.body) == 0) continue;
     // Computed inside a stage that runs by pages already (06's dot products at s_r.t).
     bool covered = false;
-    for (int h = static_cast<int>(i); p.stages[static_cast<size_t>(h)].compute.kind == sched::ComputeKind::at;) {
+    for (int h = static_cast<int>(i);
+         p.stages[static_cast<size_t>(h)].compute.kind == sched::ComputeKind::at;) {
       h = p.find(p.stages[static_cast<size_t>(h)].compute.stage);
       if (h < 0) break;
       covered = covered || p.stages[static_cast<size_t>(h)].hoist_gathers;
@@ -273,7 +277,8 @@ std::vector<OnlineSoftmax> online_softmax_candidates(const sched::Pipeline& p) {
     OnlineSoftmax c{s.name, false};
     for (int r : trial.readers(static_cast<int>(i))) {
       const sched::Stage& e = trial.stages[static_cast<size_t>(r)];
-      if (e.body.kind == te::ExprKind::call && e.body.op == te::Op::exp && !trial.readers(r).empty())
+      if (e.body.kind == te::ExprKind::call && e.body.op == te::Op::exp &&
+          !trial.readers(r).empty())
         c.probabilities_used = true;
     }
     out.push_back(c);
@@ -299,8 +304,8 @@ Expected<std::vector<MoveGroup>> moves_online_softmax(const sched::Pipeline& p, 
   return g;
 }
 
-Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p,
-                                                           const Knobs&, const MoveContext&) {
+Expected<std::vector<MoveGroup>> moves_fast_approximations(const sched::Pipeline& p, const Knobs&,
+                                                           const MoveContext&) {
   return per_stage(p, approximable_stages(p), "approximate");
 }
 

@@ -38,7 +38,8 @@ void top_level_hosts(const sched::Pipeline& p, int i, std::set<std::string>& out
 
 // Whether stage `name` is a copy-out: its results are accumulated by a cache_write stage
 // computed inside it, where the time its timer measures is spent.
-bool copy_out(const sched::Pipeline& p, const std::string& name, const std::set<std::string>& named) {
+bool copy_out(const sched::Pipeline& p, const std::string& name,
+              const std::set<std::string>& named) {
   for (const auto& c : p.stages)
     if (c.note == "cache_write of " + name && c.compute.kind == sched::ComputeKind::at &&
         c.compute.stage == name && !named.count(c.name))
@@ -76,8 +77,8 @@ std::set<std::string> touched_stages(const std::string& id, const sched::Pipelin
     // Each primitive's target (STAGE or STAGE.LOOP), and the stage a compute_at places it in or
     // a cache_read copies for; other arguments are new names or numbers.
     for (const auto& m : g.moves) {
-      const bool second = m.kind == sched::PrimitiveKind::compute_at ||
-                          m.kind == sched::PrimitiveKind::cache_read;
+      const bool second =
+          m.kind == sched::PrimitiveKind::compute_at || m.kind == sched::PrimitiveKind::cache_read;
       for (size_t a = 0; a < m.args.size() && a < (second ? 2u : 1u); ++a)
         named.insert(m.args[a].substr(0, m.args[a].find('.')));
     }
@@ -151,8 +152,9 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
 
   if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
     plan.strategy = "stop";
-    plan.why = fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
-                           100 * e.fraction, 100 * in.stop_fraction);
+    plan.why =
+        fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
+                    100 * e.fraction, 100 * in.stop_fraction);
     return plan;
   }
 
@@ -192,8 +194,9 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                                  "01 vectorized: 527 -> 183 ms)",
                                  f.read_in_part)});
   else if (f.intermediates_at_root > f.pure_intermediates_at_root)
-    props.push_back({"fuse_into_consumer", std::min(head, memory ? 2.0 : 1.2),
-                     "row statistics are computed in separate passes; fusing keeps each row in L1"});
+    props.push_back(
+        {"fuse_into_consumer", std::min(head, memory ? 2.0 : 1.2),
+         "row statistics are computed in separate passes; fusing keeps each row in L1"});
   if (f.row_reductions > 0)
     props.push_back({"rfactor_reduction", std::min(head, 4.0),
                      "row reductions run as one scalar dependence chain"});
@@ -256,7 +259,8 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
     // measured side by side. Elsewhere only the exponential's one FMA less per call.
     const bool mish = f.tanh_softplus > 0;
     props.push_back(
-        {"fast_approximations", std::min(head, mish ? (compute ? 1.12 : 1.04) : (compute ? 1.02 : 1.01)),
+        {"fast_approximations",
+         std::min(head, mish ? (compute ? 1.12 : 1.04) : (compute ? 1.02 : 1.01)),
          mish ? fmt::format("{} tanh(log(1 + exp(x))) compositions (Mish) cost an exp, a log and "
                             "a tanh each; the identity n / (n + 2), n = e (e + 2), needs one "
                             "exp and a division",
@@ -337,7 +341,8 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                                  "computed once turns each vector divide into a multiply",
                                  f.invertible_divisions)});
   if (f.register_blocked > 0)
-    props.push_back({"unroll_reduction", std::min(head, 1.1), "trim the micro-kernel's loop overhead"});
+    props.push_back(
+        {"unroll_reduction", std::min(head, 1.1), "trim the micro-kernel's loop overhead"});
   if (f.vectorized > 0)
     props.push_back({"unroll_inner", std::min(head, compute ? 1.5 : 1.1),
                      "several independent vector chains hide FMA latency"});
@@ -375,9 +380,10 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
     const double overall =
         weighed(p.expected, locality_gain, touched, light, locality, e.stage_shares, &share);
     if (share >= 0) {
-      p.why += fmt::format("; {:.0f}% of the time is in the stages it changes ({}), so ~{:.1f}x "
-                           "there is ~{:.2f}x overall",
-                           100 * share, fmt::join(touched, ", "), p.expected, overall);
+      p.why += fmt::format(
+          "; {:.0f}% of the time is in the stages it changes ({}), so ~{:.1f}x "
+          "there is ~{:.2f}x overall",
+          100 * share, fmt::join(touched, ", "), p.expected, overall);
       if (!light.empty())
         p.why += fmt::format(" ({} only in the copy-out loops, not their accumulators)",
                              fmt::join(light, ", "));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "agents/acceptance.h"
 #include "agents/builtin/brain.h"
 #include "agents/judge.h"
 #include "lower/lower.h"
@@ -225,7 +226,7 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
                               int budget, TuneScope scope, const MoveContext& ctx) {
   // Coordinate descent: one knob at a time, each of its candidate values, keep what is faster
   // by more than the noise margin; repeat the sweep while it improves and budget remains.
-  constexpr double kMargin = 0.97;
+  const AcceptancePolicy& accept = acceptance_policy();
   Recipe cur = best;
   double cur_time = best_time;
   // Recipes measured already (the starting one included): a later sweep never repeats them.
@@ -251,7 +252,7 @@ Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const Measur
         std::string label = fmt::format("autotune:{}.{}={}", s->id, k.name, v);
         if (knobs != asked) label += fmt::format(",mr={}", knobs.at("mr"));
         auto t = measure(trial, label);
-        if (t && *t < kMargin * cur_time) {
+        if (t && accept.faster(*t, cur_time)) {
           cur = trial;
           cur_time = *t;
           kept = true;
