@@ -1,30 +1,133 @@
 // The registry of brains: one explicit list. An LLM brain joins this list when it is built.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "agents/builtin/brain.h"
 #include "agents/roles.h"
+#include "support/text_scan.h"
 
 namespace kf::agents {
 
-std::vector<std::string> brain_names() {
-  return {"builtin"};
+namespace {
+
+// One entry per brain: how it fills each role it can play (nullptr: it cannot play that role).
+struct BrainEntry {
+  const char* name;
+  std::unique_ptr<Planner> (*planner)();
+  std::unique_ptr<Implementer> (*implementer)();
+  std::unique_ptr<Debugger> (*debugger)();
+  std::unique_ptr<Tester> (*tester)();
+  std::unique_ptr<Autotuner> (*autotuner)();
+};
+
+template <class Role, class Impl>
+std::unique_ptr<Role> make() {
+  return std::make_unique<Impl>();
 }
 
-Expected<Brain> make_brain(const std::string& name) {
-  if (name == "builtin") {
-    Brain b;
-    b.name = name;
-    b.planner = std::make_unique<builtin::BuiltinPlanner>();
-    b.implementer = std::make_unique<builtin::BuiltinImplementer>();
-    b.debugger = std::make_unique<builtin::BuiltinDebugger>();
-    b.tester = std::make_unique<builtin::BuiltinTester>();
-    b.autotuner = std::make_unique<builtin::BuiltinAutotuner>();
-    return b;
+// The registry: the one list of brains. A new brain is one entry here.
+const std::vector<BrainEntry>& registry() {
+  static const std::vector<BrainEntry> entries = {
+      {"builtin", &make<Planner, builtin::BuiltinPlanner>,
+       &make<Implementer, builtin::BuiltinImplementer>, &make<Debugger, builtin::BuiltinDebugger>,
+       &make<Tester, builtin::BuiltinTester>, &make<Autotuner, builtin::BuiltinAutotuner>},
+  };
+  return entries;
+}
+
+const BrainEntry* find_entry(const std::string& name) {
+  for (const BrainEntry& e : registry())
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+std::string known_brains() {
+  std::string out;
+  for (const BrainEntry& e : registry()) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> brain_names() {
+  std::vector<std::string> out;
+  for (const BrainEntry& e : registry()) out.push_back(e.name);
+  return out;
+}
+
+std::vector<std::string> role_names() {
+  return {"planner", "implementer", "debugger", "tester", "autotuner"};
+}
+
+Expected<std::map<std::string, std::string>> parse_team(const std::string& spec) {
+  const auto unknown = [](const std::string& b) {
+    return Status::error(
+        fmt::format("unknown brain '{}': known brains are {} (the LLM brain is "
+                    "not built yet)",
+                    excerpt(b), known_brains()));
+  };
+  std::map<std::string, std::string> team;
+  if (spec.find('=') == std::string::npos) {  // one brain for every role
+    if (!find_entry(spec)) return unknown(spec);
+    for (const std::string& r : role_names()) team[r] = spec;
+    return team;
   }
-  return Status::error(
-      fmt::format("unknown brain '{}': known brains are builtin (the LLM brain "
-                  "is not built yet)",
-                  name));
+  std::string defaults = "builtin";
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t end = spec.find(',', start);
+    if (end == std::string::npos) end = spec.size();
+    const std::string part = spec.substr(start, end - start);
+    start = end + 1;
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos)
+      return Status::error(
+          fmt::format("'{}' in --brain is not ROLE=BRAIN (roles: planner, "
+                      "implementer, debugger, tester, autotuner)",
+                      excerpt(part)));
+    const std::string role = part.substr(0, eq), brain = part.substr(eq + 1);
+    if (!find_entry(brain)) return unknown(brain);
+    const auto roles = role_names();
+    if (role == "default") {
+      defaults = brain;
+    } else if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      return Status::error(
+          fmt::format("unknown role '{}': roles are planner, implementer, "
+                      "debugger, tester, autotuner (and default)",
+                      excerpt(role)));
+    } else if (!team.emplace(role, brain).second) {
+      return Status::error(fmt::format("role '{}' is given twice in --brain", role));
+    }
+  }
+  for (const std::string& r : role_names()) team.emplace(r, defaults);
+  return team;
+}
+
+std::string team_name(const std::map<std::string, std::string>& team) {
+  bool same = true;
+  for (const auto& [role, brain] : team) same &= brain == team.begin()->second;
+  if (same && !team.empty()) return team.begin()->second;
+  std::string out;
+  for (const std::string& r : role_names())
+    if (auto it = team.find(r); it != team.end())
+      out += (out.empty() ? "" : ",") + r + "=" + it->second;
+  return out;
+}
+
+Expected<Brain> make_brain(const std::string& spec) {
+  auto team = parse_team(spec);
+  if (!team) return team.error();
+  Brain b;
+  b.name = team_name(*team);
+  b.roles = *team;
+  b.planner = find_entry(team->at("planner"))->planner();
+  b.implementer = find_entry(team->at("implementer"))->implementer();
+  b.debugger = find_entry(team->at("debugger"))->debugger();
+  b.tester = find_entry(team->at("tester"))->tester();
+  b.autotuner = find_entry(team->at("autotuner"))->autotuner();
+  return b;
 }
 
 nlohmann::json Evidence::to_json() const {

@@ -121,9 +121,11 @@ class Autotuner {
                       TuneScope scope, const MoveContext& ctx) = 0;
 };
 
-// A brain: one implementation per role.
+// A team: one implementation per role, each from a brain of the registry (DESIGN.md: a mode may
+// mix them, an LLM planner with the built-in implementer).
 struct Brain {
-  std::string name;
+  std::string name;                          // "builtin", or "planner=llm,implementer=builtin,..."
+  std::map<std::string, std::string> roles;  // role -> brain
   std::unique_ptr<Planner> planner;
   std::unique_ptr<Implementer> implementer;
   std::unique_ptr<Debugger> debugger;
@@ -131,8 +133,16 @@ struct Brain {
   std::unique_ptr<Autotuner> autotuner;
 };
 
-// The registry of brains (one explicit list): "builtin". Fails naming the known brains.
-Expected<Brain> make_brain(const std::string& name);
+// The registry of brains (agents/registry.cpp, one explicit list): "builtin".
 std::vector<std::string> brain_names();
+std::vector<std::string> role_names();  // planner, implementer, debugger, tester, autotuner
+
+// A team from `spec`: a brain's name for every role ("builtin"), or ROLE=BRAIN pairs separated by
+// commas ("planner=llm,implementer=builtin"; "default=B" for the roles not named, builtin when
+// absent). Fails naming the known brains or roles.
+Expected<std::map<std::string, std::string>> parse_team(const std::string& spec);
+// The team's name: the brain's when every role has the same one, else the ROLE=BRAIN list.
+std::string team_name(const std::map<std::string, std::string>& team);
+Expected<Brain> make_brain(const std::string& spec);
 
 }  // namespace kf::agents

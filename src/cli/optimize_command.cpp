@@ -1,9 +1,11 @@
 #include "cli/optimize_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
+#include "agents/roles.h"
 #include "cli/cli_output.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
@@ -104,7 +106,17 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--budget-time", a->budget_time, "Seconds of search at most")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads,-t", a->threads, "Threads for the kernels")->check(CLI::Range(1, 256));
-  cmd->add_option("--brain", a->brain, "Brain for every role")->check(CLI::IsMember({"builtin"}));
+  cmd->add_option("--brain", a->brain,
+                  "A brain for every role (" +
+                      fmt::format("{}", fmt::join(agents::brain_names(), ", ")) +
+                      "), or ROLE=BRAIN pairs: planner=...,implementer=...,debugger=...,"
+                      "tester=...,autotuner=... (default=BRAIN for the rest)")
+      ->check(CLI::Validator(
+          [](std::string& spec) {
+            auto team = agents::parse_team(spec);
+            return team ? std::string() : team.error().message();
+          },
+          "BRAIN"));
   cmd->add_option("--target", a->target,
                   "What kernels are generated for: native (the machine's widest), avx512, avx2 or "
                   "scalar; a target the machine lacks is refused")

@@ -20,6 +20,44 @@ TEST(BrainRegistry, BuiltinHasEveryRole) {
   }
 }
 
+TEST(BrainRegistry, ATeamNamesABrainPerRole) {
+  auto all = parse_team("builtin");
+  ASSERT_TRUE(all) << all.error().message();
+  EXPECT_EQ(all->size(), role_names().size());
+  for (const auto& [role, brain] : *all) EXPECT_EQ(brain, "builtin") << role;
+  EXPECT_EQ(team_name(*all), "builtin");
+
+  auto some = parse_team("planner=builtin,autotuner=builtin");
+  ASSERT_TRUE(some) << some.error().message();
+  EXPECT_EQ(some->size(), role_names().size()) << "the roles not named get the default";
+  EXPECT_EQ(some->at("implementer"), "builtin");
+
+  auto b = make_brain("planner=builtin,default=builtin");
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->name, "builtin");
+  EXPECT_EQ(b->roles.at("debugger"), "builtin");
+  EXPECT_NE(b->autotuner, nullptr);
+
+  // A mixed team is named by its roles.
+  EXPECT_EQ(team_name({{"planner", "llm"}, {"implementer", "builtin"}}),
+            "planner=llm,implementer=builtin");
+}
+
+TEST(BrainRegistry, ABadTeamSaysWhatIsWrong) {
+  auto message = [](const std::string& spec) {
+    auto t = parse_team(spec);
+    EXPECT_FALSE(t) << spec;
+    return t ? std::string() : t.error().message();
+  };
+  EXPECT_NE(message("planner=gpt").find("unknown brain 'gpt'"), std::string::npos);
+  EXPECT_NE(message("critic=builtin").find("unknown role 'critic'"), std::string::npos);
+  EXPECT_NE(message("planner=builtin,planner=builtin").find("given twice"), std::string::npos);
+  EXPECT_NE(message("planner=builtin,builtin").find("not ROLE=BRAIN"), std::string::npos);
+  EXPECT_NE(message("planner=").find("unknown brain ''"), std::string::npos);
+  EXPECT_LT(message(std::string(100000, 'x') + "=builtin").size(), 300u)
+      << "a long role is quoted shortly";
+}
+
 TEST(BrainRegistry, UnknownBrainNamesTheKnownOnes) {
   auto b = make_brain("gpt");
   ASSERT_FALSE(b);
