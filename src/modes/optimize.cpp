@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
 
 #include "agents/acceptance.h"
 #include "agents/builtin/brain.h"
@@ -14,6 +15,7 @@
 #include "modes/optimize_evidence.h"
 #include "modes/optimize_report.h"
 #include "modes/optimize_resume.h"
+#include "modes/run_log.h"
 #include "schedule/pipeline.h"
 #include "task/task_identity.h"
 #include "te/compile.h"
@@ -61,19 +63,24 @@ class Loop {
   Expected<RunResult> measure(const CandidateMsg& c, const std::string& kind,
                               const std::string& strategy, const CandidateMsg* rival = nullptr);
   Status attempt_without_evaluation(const std::string& kind, const std::string& strategy,
-                                    const std::string& verdict, const nlohmann::json& detail);
+                                    const std::string& verdict, const nlohmann::json& detail) {
+    return log_->note_attempt(kind, strategy, verdict, detail);
+  }
   Status message(const std::string& from, const std::string& to, const std::string& type,
-                 const nlohmann::json& body);
+                 const nlohmann::json& body) {
+    return log_->message(from, to, type, body);
+  }
+  int evals() const { return log_->evaluations(); }
   bool budget_left() const {
-    return evals_ < o_.budget_evals && now_s() - started_ < o_.budget_time_s;
+    return evals() < o_.budget_evals && now_s() - started_ < o_.budget_time_s;
   }
   // Evaluations the budget still allows: the count left, or fewer when the time left at this
   // run's average time per evaluation allows fewer.
   int evals_left() const {
-    int left = o_.budget_evals - evals_;
+    int left = o_.budget_evals - evals();
     const double elapsed = now_s() - started_;
-    if (evals_ > 0 && elapsed > 0) {
-      const double by_time = (o_.budget_time_s - elapsed) / (elapsed / evals_);
+    if (evals() > 0 && elapsed > 0) {
+      const double by_time = (o_.budget_time_s - elapsed) / (elapsed / evals());
       if (by_time < left) left = std::max(0, static_cast<int>(by_time));
     }
     return left;
@@ -85,13 +92,10 @@ class Loop {
     events_.emit(
         NewBest{.run_id = run_id_,
                 .candidate = best_.key,
-                .label = label_of(best_),
+                .label = candidate_label(best_),
                 .median_s = median,
                 .min_s = best_result_.timing ? best_result_.timing->min_s : 0,
                 .speedup_vs_naive = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0});
-  }
-  static std::string label_of(const CandidateMsg& c) {
-    return c.recipe.steps.empty() ? "default schedule" : c.origin;
   }
   EvalOptions eval_options(int threads) const;
   agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
@@ -126,19 +130,12 @@ class Loop {
   std::string machine_id_;
   std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
   double started_ = 0;
-  int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
-  int evals_ = 0, reused_ = 0;
+  // The run's measurements and record (modes/run_log.h); made once the judge is known.
+  std::unique_ptr<RunLog> log_;
   double naive_median_ = 0;
   CandidateMsg best_;
   RunResult best_result_;
-  std::vector<nlohmann::json> journey_;
-  // Every candidate that passed, by key, with its fastest median: the final run's fallbacks.
-  struct Passed {
-    CandidateMsg candidate;
-    RunResult result;
-    double median_s = 0;
-  };
-  std::map<std::string, Passed> passed_;
+  // Candidates that passed (the run log's) that the final run falls back to, at most.
   static constexpr size_t kFinalFallbacks = 3;
 };
 
@@ -184,6 +181,15 @@ Status Loop::setup() {
   task_identity_ = task_hash_;
   if (o_.remeasure) task_identity_ += ":run:" + run_id_;  // keys of this run's own measurements
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
+  log_ = std::make_unique<RunLog>(RunLog::Config{.store = &store_,
+                                                 .judge = judge_,
+                                                 .task = &task_,
+                                                 .run_id = run_id_,
+                                                 .task_identity = task_identity_,
+                                                 .machine_id = machine_id_,
+                                                 .brain = brain_.name,
+                                                 .budget_evals = o_.budget_evals,
+                                                 .events = &events_});
   if (resuming_) return resume_state();
   return {};
 }
@@ -192,13 +198,10 @@ Status Loop::setup() {
 Status Loop::resume_state() {
   auto p = resume_point(store_, run_id_, task_hash_, now_s());
   if (!p) return p.error();
-  stored_attempts_ = p->stored_attempts;
-  stored_messages_ = p->stored_messages;
-  attempt_seq_ = p->attempt_seq;
-  message_seq_ = p->message_seq;
+  log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq);
   started_ = p->started_epoch_s;
   if (!p->task_changed) {
-    if (p->marker) journey_.push_back(p->marker->to_json());
+    if (p->marker) log_->add_to_journey(p->marker->to_json());
     return {};
   }
   say(
@@ -291,141 +294,25 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
   return best_.key != before;
 }
 
-Status Loop::message(const std::string& from, const std::string& to, const std::string& type,
-                     const nlohmann::json& body) {
-  const int seq = ++message_seq_;
-  if (seq <= stored_messages_) return {};  // written before the interruption
-  return store_.put_message({.run_id = run_id_,
-                             .seq = seq,
-                             .from_role = from,
-                             .to_role = to,
-                             .type = type,
-                             .body = body});
-}
-
-Status Loop::attempt_without_evaluation(const std::string& kind, const std::string& strategy,
-                                        const std::string& verdict, const nlohmann::json& detail) {
-  const int seq = ++attempt_seq_;
-  journey_.push_back({{"seq", seq},
-                      {"kind", kind},
-                      {"strategy", strategy},
-                      {"verdict", verdict},
-                      {"detail", detail}});
-  if (seq <= stored_attempts_) return {};
-  return store_.put_attempt({.run_id = run_id_,
-                             .seq = seq,
-                             .kind = kind,
-                             .strategy = strategy,
-                             .verdict = verdict,
-                             .detail = detail});
-}
-
 Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
                                   const std::string& strategy, const CandidateMsg* rival) {
-  KF_RETURN_IF_ERROR(store_.put_candidate(
-      {.key = c.key,
-       .source = c.source,
-       .schedule = c.schedule,
-       .knobs = c.recipe.to_json(),
-       .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", brain_.name}}}));
-  // A final or confirming measurement is a measurement of its own, never the stored one again
-  // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
-  std::string identity = task_identity_;
-  if (kind == "final") identity += ":final";
-  if (kind == "confirm") identity += ":confirm:" + std::to_string(attempt_seq_ + 1);
-  const std::string ekey = evaluation_key(c.key, identity, machine_id_, c.threads);
-  auto found = store_.find_evaluation(ekey);
-  if (!found) return found.error();
-  RunResult r;
-  const bool fresh = !found->has_value();
-  if (!fresh) {
-    auto back = RunResult::from_json((*found)->result);
-    if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
-    r = *back;
-    ++reused_;
-  } else {
-    EvalOptions e = eval_options(c.threads);
-    e.label = identity.substr(task_identity_.size() + (identity.size() > task_identity_.size()));
-    if (kind == "final") {
-      e.time_reference = true;
-      e.time_baseline = task_.baseline.has_value();
-      e.min_time_s = o_.final_min_time_s;
-      e.max_timing_wall_s = EvalOptions{}.max_timing_wall_s;
-      e.stop_slower_than_s = 0;
-      // The reference and the baseline are timed in the same batches: ten times the best is no
-      // deadline for a reference 50 times slower (19's final run lost its reference at 2 s).
-      e.run_timeout_s = EvalOptions{}.run_timeout_s;
-    }
-    if (rival) {
-      e.rival_source = rival->source;
-      e.rival_name = "the best (" + rival->recipe.to_string() + ")";
-      e.stop_slower_than_s = 0;  // the pair decides, however it turns out
-    }
-    auto judged = judge_->judge(task_, c.source, e);
-    if (!judged) return judged.error();
-    r = *judged;
+  EvalOptions e = eval_options(c.threads);
+  if (kind == "final") {
+    e.time_reference = true;
+    e.time_baseline = task_.baseline.has_value();
+    e.min_time_s = o_.final_min_time_s;
+    e.max_timing_wall_s = EvalOptions{}.max_timing_wall_s;
+    e.stop_slower_than_s = 0;
+    // The reference and the baseline are timed in the same batches: ten times the best is no
+    // deadline for a reference 50 times slower (19's final run lost its reference at 2 s).
+    e.run_timeout_s = EvalOptions{}.run_timeout_s;
   }
-  ++evals_;
-  const double median = r.timing ? r.timing->median_s : 0;
-  const double speedup = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0;
-  const int seq = ++attempt_seq_;
-  AttemptRecord a{.run_id = run_id_,
-                  .seq = seq,
-                  .kind = kind,
-                  .strategy = strategy,
-                  .candidate_key = c.key,
-                  .evaluation_key = ekey,
-                  .verdict = std::string(verdict_name(r.verdict)),
-                  .median_s = median,
-                  .speedup = speedup,
-                  .detail = {{"origin", c.origin},
-                             {"recipe", c.recipe.to_string()},
-                             {"message", r.message},
-                             {"reused", !fresh},
-                             {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
-  if (r.rival_timing)
-    a.detail["vs_best"] = {{"median", r.vs_rival.median}, {"min", r.vs_rival.min}};
-  if (r.timing && !r.timing->stopped_early.empty())
-    a.detail["timing_stopped_early"] = r.timing->stopped_early;
-  journey_.push_back(a.to_json());
-  if (r.verdict == Verdict::ok && median > 0 && kind != "final") {
-    auto [it, added] = passed_.try_emplace(c.key, Passed{c, r, median});
-    if (!added && median < it->second.median_s) it->second = Passed{c, r, median};
+  if (rival) {
+    e.rival_source = rival->source;
+    e.rival_name = "the best (" + rival->recipe.to_string() + ")";
+    e.stop_slower_than_s = 0;  // the pair decides, however it turns out
   }
-  if (seq > stored_attempts_) {
-    if (fresh) {
-      EvaluationRecord ev{.key = ekey,
-                          .candidate_key = c.key,
-                          .task = task_.name,
-                          .machine = machine_id_,
-                          .threads = c.threads,
-                          .verdict = a.verdict,
-                          .median_s = median,
-                          .min_s = r.timing ? r.timing->min_s : 0,
-                          .result = r.to_json()};
-      KF_RETURN_IF_ERROR(store_.record_evaluation(ev, a));
-    } else {
-      KF_RETURN_IF_ERROR(store_.put_attempt(a));
-    }
-  }
-  events_.emit(AttemptJudged{.run_id = run_id_,
-                             .seq = seq,
-                             .evaluation = evals_,
-                             .budget_evals = o_.budget_evals,
-                             .kind = kind,
-                             .strategy = strategy,
-                             .label = label_of(c),
-                             .candidate = c.key,
-                             .verdict = a.verdict,
-                             .message = r.message,
-                             .median_s = median,
-                             .min_s = r.timing ? r.timing->min_s : 0,
-                             .speedup_vs_naive = speedup,
-                             .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
-                             .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
-                             .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
-                             .reused = !fresh});
-  return r;
+  return log_->measure(c, kind, strategy, e);
 }
 
 Expected<OptimizeResult> Loop::run() {
@@ -470,6 +357,7 @@ Expected<OptimizeResult> Loop::run() {
   best_ = *naive;
   best_result_ = *first;
   naive_median_ = first->timing ? first->timing->median_s : 0;
+  log_->set_reference_median(naive_median_);
   new_best();
 
   EvidenceCache evidence_cache;
@@ -516,7 +404,7 @@ Expected<OptimizeResult> Loop::run() {
       if (!final_tuned && !at_roofline && best_result_.timing && budget_left()) {
         final_tuned = true;
         say("out of strategies: tuning the whole recipe's knobs once more");
-        auto tuned = tune_best(std::min(2 * o_.tune_budget, o_.budget_evals - evals_),
+        auto tuned = tune_best(std::min(2 * o_.tune_budget, o_.budget_evals - evals()),
                                agents::TuneScope::whole_recipe);
         if (!tuned) return tuned.error();
         if (*tuned) {
@@ -601,16 +489,16 @@ Expected<OptimizeResult> Loop::run() {
     if (!tuned) return tuned.error();
   }
   if (!budget_left() && stop_reason == "budget spent")
-    stop_reason = evals_ >= o_.budget_evals ? "evaluation budget spent" : "time budget spent";
+    stop_reason = evals() >= o_.budget_evals ? "evaluation budget spent" : "time budget spent";
   say("stop: " + stop_reason);
 
   OptimizeResult out;
   out.run_id = run_id_;
   out.best = best_;
   out.best_result = best_result_;
-  out.evaluations = evals_;
-  out.attempts = attempt_seq_;
-  out.reused = reused_;
+  out.evaluations = evals();
+  out.attempts = log_->attempts();
+  out.reused = log_->reused();
   out.stop_reason = stop_reason;
   if (o_.final_run) {
     auto f = measure(best_, "final", "final");
@@ -621,8 +509,8 @@ Expected<OptimizeResult> Loop::run() {
     std::set<std::string> failed;
     while (f->verdict != Verdict::ok && failed.size() < kFinalFallbacks) {
       failed.insert(best_.key);
-      const Passed* next = nullptr;
-      for (const auto& [key, p] : passed_)
+      const RunLog::Passed* next = nullptr;
+      for (const auto& [key, p] : log_->passed())
         if (!failed.count(key) && (!next || p.median_s < next->median_s)) next = &p;
       if (!next) break;
       say(
@@ -644,15 +532,15 @@ Expected<OptimizeResult> Loop::run() {
     out.final_result = *f;
   }
   out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
-  out.summary = optimize_summary(task_, o_, out, naive_median_, journey_);
+  out.summary = optimize_summary(task_, o_, out, naive_median_, log_->journey());
   KF_RETURN_IF_ERROR(write_optimize_outputs(task_, out));
   KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
   events_.emit(RunEnded{.run_id = run_id_,
                         .stop_reason = stop_reason,
                         .best_candidate = best_.key,
-                        .evaluations = evals_,
-                        .attempts = attempt_seq_,
-                        .reused = reused_,
+                        .evaluations = evals(),
+                        .attempts = log_->attempts(),
+                        .reused = log_->reused(),
                         .best_median_s = best_result_.timing ? best_result_.timing->median_s : 0,
                         .final_verdict = out.final_result
                                              ? std::string(verdict_name(out.final_result->verdict))

@@ -1,0 +1,134 @@
+#include "modes/run_log.h"
+
+namespace kf {
+
+std::string candidate_label(const agents::CandidateMsg& c) {
+  return c.recipe.steps.empty() ? "default schedule" : c.origin;
+}
+
+Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
+                                    const std::string& strategy, const EvalOptions& options) {
+  Store& store = *c_.store;
+  KF_RETURN_IF_ERROR(store.put_candidate(
+      {.key = c.key,
+       .source = c.source,
+       .schedule = c.schedule,
+       .knobs = c.recipe.to_json(),
+       .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", c_.brain}}}));
+  // A final or confirming measurement is a measurement of its own, never the stored one again
+  // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
+  std::string label;
+  if (kind == "final") label = "final";
+  if (kind == "confirm") label = "confirm:" + std::to_string(attempt_seq_ + 1);
+  const std::string identity = label.empty() ? c_.task_identity : c_.task_identity + ":" + label;
+  const std::string ekey = evaluation_key(c.key, identity, c_.machine_id, c.threads);
+  auto found = store.find_evaluation(ekey);
+  if (!found) return found.error();
+  RunResult r;
+  const bool fresh = !found->has_value();
+  if (!fresh) {
+    auto back = RunResult::from_json((*found)->result);
+    if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
+    r = *back;
+    ++reused_;
+  } else {
+    EvalOptions e = options;
+    e.label = label;
+    auto judged = c_.judge->judge(*c_.task, c.source, e);
+    if (!judged) return judged.error();
+    r = *judged;
+  }
+  ++evaluations_;
+  const double median = r.timing ? r.timing->median_s : 0;
+  const double speedup = median > 0 && reference_median_ > 0 ? reference_median_ / median : 0;
+  const int seq = ++attempt_seq_;
+  AttemptRecord a{.run_id = c_.run_id,
+                  .seq = seq,
+                  .kind = kind,
+                  .strategy = strategy,
+                  .candidate_key = c.key,
+                  .evaluation_key = ekey,
+                  .verdict = std::string(verdict_name(r.verdict)),
+                  .median_s = median,
+                  .speedup = speedup,
+                  .detail = {{"origin", c.origin},
+                             {"recipe", c.recipe.to_string()},
+                             {"message", r.message},
+                             {"reused", !fresh},
+                             {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
+  if (r.rival_timing)
+    a.detail["vs_best"] = {{"median", r.vs_rival.median}, {"min", r.vs_rival.min}};
+  if (r.timing && !r.timing->stopped_early.empty())
+    a.detail["timing_stopped_early"] = r.timing->stopped_early;
+  journey_.push_back(a.to_json());
+  if (r.verdict == Verdict::ok && median > 0 && kind != "final") {
+    auto [it, added] = passed_.try_emplace(c.key, Passed{c, r, median});
+    if (!added && median < it->second.median_s) it->second = Passed{c, r, median};
+  }
+  if (seq > stored_attempts_) {
+    if (fresh) {
+      EvaluationRecord ev{.key = ekey,
+                          .candidate_key = c.key,
+                          .task = c_.task->name,
+                          .machine = c_.machine_id,
+                          .threads = c.threads,
+                          .verdict = a.verdict,
+                          .median_s = median,
+                          .min_s = r.timing ? r.timing->min_s : 0,
+                          .result = r.to_json()};
+      KF_RETURN_IF_ERROR(store.record_evaluation(ev, a));
+    } else {
+      KF_RETURN_IF_ERROR(store.put_attempt(a));
+    }
+  }
+  if (c_.events)
+    c_.events->emit(AttemptJudged{.run_id = c_.run_id,
+                                  .seq = seq,
+                                  .evaluation = evaluations_,
+                                  .budget_evals = c_.budget_evals,
+                                  .kind = kind,
+                                  .strategy = strategy,
+                                  .label = candidate_label(c),
+                                  .candidate = c.key,
+                                  .verdict = a.verdict,
+                                  .message = r.message,
+                                  .median_s = median,
+                                  .min_s = r.timing ? r.timing->min_s : 0,
+                                  .speedup_vs_naive = speedup,
+                                  .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
+                                  .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
+                                  .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
+                                  .reused = !fresh});
+  return r;
+}
+
+Status RunLog::note_attempt(const std::string& kind, const std::string& strategy,
+                            const std::string& verdict, const nlohmann::json& detail) {
+  const int seq = ++attempt_seq_;
+  journey_.push_back({{"seq", seq},
+                      {"kind", kind},
+                      {"strategy", strategy},
+                      {"verdict", verdict},
+                      {"detail", detail}});
+  if (seq <= stored_attempts_) return {};
+  return c_.store->put_attempt({.run_id = c_.run_id,
+                                .seq = seq,
+                                .kind = kind,
+                                .strategy = strategy,
+                                .verdict = verdict,
+                                .detail = detail});
+}
+
+Status RunLog::message(const std::string& from, const std::string& to, const std::string& type,
+                       const nlohmann::json& body) {
+  const int seq = ++message_seq_;
+  if (seq <= stored_messages_) return {};  // written before the interruption
+  return c_.store->put_message({.run_id = c_.run_id,
+                                .seq = seq,
+                                .from_role = from,
+                                .to_role = to,
+                                .type = type,
+                                .body = body});
+}
+
+}  // namespace kf

@@ -1,0 +1,101 @@
+// A run's measurements and its record: the one place where a mode turns a candidate into a
+// stored, numbered attempt. Every mode that judges candidates for a run (optimize today, search
+// next) measures through it, so evaluation identity, read-back, resume and events are the same
+// everywhere.
+//
+//   RunLog log({.store = &store, .judge = &judge, .task = &task, .run_id = id,
+//               .task_identity = hash, .machine_id = fp, .brain = "builtin", .events = &sinks});
+//   log.resume_at(stored_attempts, stored_messages, attempt_seq, message_seq);  // after a kill
+//   Expected<RunResult> r = log.measure(c, "plan", "tile", options);   // judged, or read back
+//   log.set_reference_median(r->timing->median_s);          // speedups are over this time
+//   log.note_attempt("plan", "tile", "not_applicable", {{"message", why}});
+//   log.message("planner", "implementer", "Plan", plan.to_json());
+//
+// Identity. An evaluation's key is its candidate's key, the task's identity, the machine and the
+// threads: a candidate measured before is read back, not judged again (`reused`), unless the kind
+// asks for a measurement of its own: "final" (once per run) and "confirm" (numbered by its
+// attempt, so that a resumed run finds it in the store).
+//
+// Resume. Attempts and messages are numbered in the order the mode makes them; a resumed run
+// replays its decisions from the start and the writes numbered up to what is stored are skipped.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agents/judge.h"
+#include "agents/messages.h"
+#include "harness/evaluator.h"
+#include "modes/events.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace kf {
+
+// What a candidate is, for people: "default schedule", or where it came from.
+std::string candidate_label(const agents::CandidateMsg& c);
+
+class RunLog {
+ public:
+  struct Config {
+    Store* store = nullptr;
+    agents::Judge* judge = nullptr;
+    const Task* task = nullptr;
+    std::string run_id;
+    std::string task_identity;  // the keys' task part (task hash, ":run:ID" when remeasuring)
+    std::string machine_id;
+    std::string brain;  // stored with each candidate's provenance
+    int budget_evals = 0;
+    const EventSinks* events = nullptr;
+  };
+  // A candidate that passed, with its fastest measurement.
+  struct Passed {
+    agents::CandidateMsg candidate;
+    RunResult result;
+    double median_s = 0;
+  };
+
+  explicit RunLog(Config c) : c_(std::move(c)) {}
+
+  // Continues a run whose writes up to `stored_*` are stored, numbering the next attempt and
+  // message after `attempt_seq` and `message_seq` (modes/optimize_resume.h says where).
+  void resume_at(int stored_attempts, int stored_messages, int attempt_seq, int message_seq) {
+    stored_attempts_ = stored_attempts;
+    stored_messages_ = stored_messages;
+    attempt_seq_ = attempt_seq;
+    message_seq_ = message_seq;
+  }
+  // Judges `c` with `options` (or reads its evaluation back), stores the attempt and emits it.
+  // Fails only when the store or the judge's environment fails; a bad candidate is a verdict.
+  Expected<RunResult> measure(const agents::CandidateMsg& c, const std::string& kind,
+                              const std::string& strategy, const EvalOptions& options);
+  // An attempt that judged nothing (a plan that did not apply, a task edit found on resume).
+  Status note_attempt(const std::string& kind, const std::string& strategy,
+                      const std::string& verdict, const nlohmann::json& detail);
+  // A message between roles, stored with the run.
+  Status message(const std::string& from, const std::string& to, const std::string& type,
+                 const nlohmann::json& body);
+  // Speedups are reported over this median (the run's first candidate).
+  void set_reference_median(double s) { reference_median_ = s; }
+  double reference_median() const { return reference_median_; }
+  // A journey entry that was stored before (a marker read back on resume).
+  void add_to_journey(nlohmann::json j) { journey_.push_back(std::move(j)); }
+
+  int evaluations() const { return evaluations_; }
+  int reused() const { return reused_; }
+  int attempts() const { return attempt_seq_; }
+  const std::vector<nlohmann::json>& journey() const { return journey_; }
+  const std::map<std::string, Passed>& passed() const { return passed_; }
+
+ private:
+  Config c_;
+  int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
+  int evaluations_ = 0, reused_ = 0;
+  double reference_median_ = 0;
+  std::vector<nlohmann::json> journey_;
+  std::map<std::string, Passed> passed_;
+};
+
+}  // namespace kf

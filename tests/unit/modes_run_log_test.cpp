@@ -1,0 +1,162 @@
+// The run log (modes/run_log.h) on a fake judge and the in-memory store: what is judged and what
+// is read back, how attempts are numbered and stored, what a resumed run skips, and the events.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "modes/run_log.h"
+#include "store/memory_store.h"
+#include "support/status.h"
+
+namespace kf {
+namespace {
+
+// Answers every candidate ok with a time derived from its source's length; counts its calls.
+class FakeJudge final : public agents::Judge {
+ public:
+  Expected<RunResult> judge(const Task&, const std::string& source,
+                            const EvalOptions& options) override {
+    ++calls;
+    labels.push_back(options.label);
+    RunResult r;
+    r.verdict = source.find("bad") != std::string::npos ? Verdict::wrong_answer : Verdict::ok;
+    if (r.verdict == Verdict::ok) {
+      r.timing = Timing{};
+      r.timing->min_s = r.timing->median_s = 1e-3 * static_cast<double>(source.size());
+    }
+    return r;
+  }
+  std::string name() const override { return "fake"; }
+  int calls = 0;
+  std::vector<std::string> labels;
+};
+
+class Collect final : public EventSink {
+ public:
+  void on(const Event& e) override { events.push_back(e); }
+  std::vector<Event> events;
+};
+
+agents::CandidateMsg candidate(const std::string& key, const std::string& source) {
+  agents::CandidateMsg c;
+  c.key = key;
+  c.source = source;
+  c.origin = "test:" + key;
+  c.threads = 1;
+  return c;
+}
+
+class RunLogTest : public ::testing::Test {
+ protected:
+  RunLog make_log() {
+    return RunLog({.store = &store,
+                   .judge = &judge,
+                   .task = &task,
+                   .run_id = "r1",
+                   .task_identity = "task-hash",
+                   .machine_id = "m",
+                   .brain = "builtin",
+                   .budget_evals = 10,
+                   .events = &sinks});
+  }
+  void SetUp() override {
+    task.name = "t";
+    sinks.add(&collect);
+    ASSERT_TRUE(store.create_run({.id = "r1", .task_name = "t", .mode = "optimize"}).ok());
+  }
+  Task task;
+  MemoryStore store;
+  FakeJudge judge;
+  Collect collect;
+  EventSinks sinks;
+};
+
+TEST_F(RunLogTest, ACandidateMeasuredOnceIsReadBackAfterwards) {
+  RunLog log = make_log();
+  auto a = log.measure(candidate("k1", "xx"), "baseline", "default", {});
+  ASSERT_TRUE(a) << a.error().message();
+  log.set_reference_median(a->timing->median_s);
+  auto b = log.measure(candidate("k2", "x"), "plan", "tile", {});
+  auto again = log.measure(candidate("k1", "xx"), "plan", "other", {});
+  ASSERT_TRUE(b && again);
+  EXPECT_EQ(judge.calls, 2) << "k1's second measurement is read back";
+  EXPECT_EQ(log.evaluations(), 3);
+  EXPECT_EQ(log.reused(), 1);
+  EXPECT_EQ(log.attempts(), 3);
+  auto stored = store.attempts("r1");
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 3u);
+  EXPECT_EQ((*stored)[1].speedup, 2.0) << "over the reference median";
+  EXPECT_EQ((*stored)[2].detail["reused"], true);
+  EXPECT_EQ((*stored)[2].evaluation_key, (*stored)[0].evaluation_key);
+  EXPECT_EQ(log.passed().size(), 2u);
+  EXPECT_EQ(log.journey().size(), 3u);
+
+  // One attempt_judged event per measurement, the read-back one marked.
+  std::vector<AttemptJudged> judged;
+  for (const Event& e : collect.events)
+    if (const auto* j = std::get_if<AttemptJudged>(&e)) judged.push_back(*j);
+  ASSERT_EQ(judged.size(), 3u);
+  EXPECT_FALSE(judged[0].reused);
+  EXPECT_TRUE(judged[2].reused);
+  EXPECT_EQ(judged[2].evaluation, 3);
+  EXPECT_EQ(judged[1].speedup_vs_naive, 2.0);
+}
+
+TEST_F(RunLogTest, FinalAndConfirmingMeasurementsAreMeasurementsOfTheirOwn) {
+  RunLog log = make_log();
+  ASSERT_TRUE(log.measure(candidate("k1", "xx"), "plan", "tile", {}));
+  ASSERT_TRUE(log.measure(candidate("k1", "xx"), "confirm", "confirm:tile", {}));
+  ASSERT_TRUE(log.measure(candidate("k1", "xx"), "final", "final", {}));
+  EXPECT_EQ(judge.calls, 3);
+  EXPECT_EQ(judge.labels, (std::vector<std::string>{"", "confirm:2", "final"}));
+  EXPECT_EQ(log.passed().size(), 1u) << "a final run is no fallback of its own";
+}
+
+TEST_F(RunLogTest, AFailedCandidateIsNotAFallback) {
+  RunLog log = make_log();
+  auto r = log.measure(candidate("k1", "bad"), "plan", "tile", {});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->verdict, Verdict::wrong_answer);
+  EXPECT_TRUE(log.passed().empty());
+}
+
+TEST_F(RunLogTest, AResumedRunSkipsTheWritesAlreadyStored) {
+  {
+    RunLog first = make_log();
+    ASSERT_TRUE(first.measure(candidate("k1", "xx"), "baseline", "default", {}));
+    ASSERT_TRUE(first.message("planner", "implementer", "Plan", {{"n", 1}}).ok());
+    ASSERT_TRUE(first.note_attempt("plan", "tile", "not_applicable", {}).ok());
+  }
+  // Killed here. The resumed run replays its decisions from the start.
+  RunLog again = make_log();
+  again.resume_at(2, 1, 0, 0);
+  ASSERT_TRUE(again.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  ASSERT_TRUE(again.message("planner", "implementer", "Plan", {{"n", 1}}).ok());
+  ASSERT_TRUE(again.note_attempt("plan", "tile", "not_applicable", {}).ok());
+  ASSERT_TRUE(again.measure(candidate("k2", "x"), "plan", "vectorize", {}));
+  EXPECT_EQ(judge.calls, 2) << "k1 is read back";
+  auto attempts = store.attempts("r1");
+  ASSERT_TRUE(attempts);
+  ASSERT_EQ(attempts->size(), 3u) << "nothing stored twice";
+  EXPECT_EQ((*attempts)[2].seq, 3);
+  EXPECT_EQ((*attempts)[2].strategy, "vectorize");
+  auto messages = store.messages("r1");
+  ASSERT_TRUE(messages);
+  EXPECT_EQ(messages->size(), 1u);
+  auto count = store.count_evaluations();
+  ASSERT_TRUE(count);
+  EXPECT_EQ(*count, 2);
+}
+
+TEST(CandidateLabel, TheDefaultScheduleOrTheOrigin) {
+  agents::CandidateMsg c;
+  c.origin = "naive";
+  EXPECT_EQ(candidate_label(c), "default schedule");
+  c.recipe.steps.push_back({"tile", {}});
+  c.origin = "builtin:tile";
+  EXPECT_EQ(candidate_label(c), "builtin:tile");
+}
+
+}  // namespace
+}  // namespace kf
