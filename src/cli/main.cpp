@@ -8,6 +8,7 @@
 #include "cli/eval_command.h"
 #include "cli/lower_command.h"
 #include "cli/optimize_command.h"
+#include "cli/strategies_command.h"
 #include "harness/jail.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   kf::add_check_command(app);
   kf::add_bench_command(app);
   kf::add_optimize_command(app);
+  kf::add_strategies_command(app);
   kf::add_runs_commands(app);
   try {
     app.parse(argc, argv);
