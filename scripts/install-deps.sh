@@ -10,4 +10,4 @@ $SUDO apt-get install -y --no-install-recommends \
   build-essential g++ clang libomp-dev cmake ninja-build pkg-config git ca-certificates \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
-  libsqlite3-dev libseccomp-dev libxxhash-dev python3 python3-jsonschema clang-format
+  libsqlite3-dev libseccomp-dev libxxhash-dev python3 python3-jsonschema clang-format universal-ctags
