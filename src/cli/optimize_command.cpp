@@ -90,6 +90,9 @@ int run_optimize(const OptimizeArgs& a) {
   }
   fmt::print("\n{}", optimize_summary_text(r->summary));
   fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  if (!events.status().ok())
+    fmt::print(stderr, "warning: {} ({}): its events are incomplete\n", events.status().message(),
+               a.events);
   return 0;
 }
 
