@@ -131,11 +131,9 @@ std::optional<std::string_view> header_of(std::string_view line) {
   return line.substr(dots + 1);
 }
 
-// Control characters (terminal escapes included) become '?': the log is shown in terminals.
+// One line of the log, capped, as terminal_text: the log is shown in terminals.
 std::string printable(std::string_view line) {
-  std::string s(line.substr(0, kMaxLineBytes));
-  for (char& c : s)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
+  std::string s = terminal_text(line.substr(0, kMaxLineBytes));
   if (line.size() > kMaxLineBytes) s += " [...]";
   return s;
 }
@@ -177,7 +175,7 @@ SanitizedLog sanitize_compiler_log(std::string_view raw, const IncludePolicy& po
   for_each_line(raw, [&](std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (auto h = header_of(line)) {
-      if (!include_allowed(*h, policy)) out.refused_includes.push_back(valid_utf8(printable(*h)));
+      if (!include_allowed(*h, policy)) out.refused_includes.push_back(printable(*h));
       return;
     }
     if (starts_with(line, "Multiple include guards may be useful for:")) {
@@ -243,7 +241,7 @@ std::optional<std::string> literal_include_outside(std::string_view source) {
     size_t end = line.find(close, i + 1);
     std::string_view path =
         line.substr(i + 1, end == std::string_view::npos ? line.npos : end - i - 1);
-    if (include_path_outside(path)) found = valid_utf8(printable(path));
+    if (include_path_outside(path)) found = printable(path);
   });
   return found;
 }

@@ -89,13 +89,14 @@ class Loop {
   // The best changed: `best_` and `best_result_` hold it.
   void new_best() const {
     const double median = best_result_.timing ? best_result_.timing->median_s : 0;
-    events_.emit(
-        NewBest{.run_id = run_id_,
-                .candidate = best_.key,
-                .label = candidate_label(best_),
-                .median_s = median,
-                .min_s = best_result_.timing ? best_result_.timing->min_s : 0,
-                .speedup_vs_naive = median > 0 && naive_median_ > 0 ? naive_median_ / median : 0});
+    events_.emit(NewBest{.run_id = run_id_,
+                         .candidate = best_.key,
+                         .label = candidate_label(best_),
+                         .median_s = median,
+                         .min_s = best_result_.timing ? best_result_.timing->min_s : 0,
+                         .speedup_vs_naive = median > 0 && log_->reference_median() > 0
+                                                 ? log_->reference_median() / median
+                                                 : 0});
   }
   EvalOptions eval_options(int threads) const;
   agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
@@ -132,7 +133,6 @@ class Loop {
   double started_ = 0;
   // The run's measurements and record (modes/run_log.h); made once the judge is known.
   std::unique_ptr<RunLog> log_;
-  double naive_median_ = 0;
   CandidateMsg best_;
   RunResult best_result_;
   // Candidates that passed (the run log's) that the final run falls back to, at most.
@@ -356,8 +356,7 @@ Expected<OptimizeResult> Loop::run() {
         "): planning from the program's structure; the first candidate judged ok becomes the best");
   best_ = *naive;
   best_result_ = *first;
-  naive_median_ = first->timing ? first->timing->median_s : 0;
-  log_->set_reference_median(naive_median_);
+  log_->set_reference_median(first->timing ? first->timing->median_s : 0);
   new_best();
 
   EvidenceCache evidence_cache;
@@ -532,7 +531,7 @@ Expected<OptimizeResult> Loop::run() {
     out.final_result = *f;
   }
   out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
-  out.summary = optimize_summary(task_, o_, out, naive_median_, log_->journey());
+  out.summary = optimize_summary(task_, o_, out, log_->reference_median(), log_->journey());
   KF_RETURN_IF_ERROR(write_optimize_outputs(task_, out));
   KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
   events_.emit(RunEnded{.run_id = run_id_,

@@ -191,7 +191,7 @@ std::vector<Case> cases() {
   task(
       "te_many_reduction_variables",
       [](const std::string& t) {
-        std::string vars, body;
+        std::string vars;
         for (int i = 0; i < 100000; ++i) vars += "r" + std::to_string(i) + ", ";
         return edit(t, kSpec, "y[m] = sum(" + vars + "k: A[m, k] * x[k])");
       },

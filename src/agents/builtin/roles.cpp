@@ -198,12 +198,12 @@ bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string
   }
   if (!mr || nr <= 0 || lanes != 16) return true;
   // In the target's own registers: a 16-lane vector of the schedule is two AVX2 registers.
-  const int64_t kRegisters = target ? target->vector_registers : 32;
+  const int64_t registers = target ? target->vector_registers : 32;
   const int64_t reg_lanes = target ? target->f32_lanes : 16;
   if (reg_lanes < 8) return true;  // no vector registers to fit
   auto vectors_of = [&](int64_t n) { return (n + reg_lanes - 1) / reg_lanes; };
   const int64_t vectors = vectors_of(nr);
-  auto fits = [&](int64_t m) { return m * vectors + vectors + 1 <= kRegisters; };
+  auto fits = [&](int64_t m) { return m * vectors + vectors + 1 <= registers; };
   int64_t now = value(knobs, *mr);
   if (changed == "nr" && nr < nr_before) {
     const int64_t accumulators = value(before, *mr) * vectors_of(nr_before);
