@@ -13,6 +13,7 @@ nlohmann::json knobs_json(const Knobs& k) {
 nlohmann::json Plan::to_json() const {
   return {{"strategy", strategy},
           {"knobs", knobs_json(knobs)},
+          {"text", text},
           {"analysis", analysis},
           {"bottleneck", bottleneck},
           {"why", why},
@@ -20,10 +21,42 @@ nlohmann::json Plan::to_json() const {
           {"alternatives", alternatives}};
 }
 
+const char* source_kind_name(SourceKind k) {
+  switch (k) {
+    case SourceKind::generated:
+      return "generated";
+    case SourceKind::written:
+      return "written";
+    case SourceKind::edited:
+      return "edited";
+    case SourceKind::imported:
+      return "imported";
+  }
+  return "written";
+}
+
+std::optional<SourceKind> parse_source_kind(std::string_view name) {
+  for (SourceKind k :
+       {SourceKind::generated, SourceKind::written, SourceKind::edited, SourceKind::imported})
+    if (name == source_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+nlohmann::json Generation::to_json() const {
+  return {{"schedule", schedule}, {"recipe", recipe.to_json()}, {"skipped", skipped}};
+}
+
+std::string CandidateMsg::describe() const {
+  return generated ? generated->recipe.to_string() : origin;
+}
+
 nlohmann::json CandidateMsg::to_json(bool with_source) const {
-  nlohmann::json j = {{"key", key},        {"schedule", schedule}, {"recipe", recipe.to_json()},
-                      {"parent", parent},  {"origin", origin},     {"threads", threads},
-                      {"skipped", skipped}};
+  nlohmann::json j = {{"key", key},
+                      {"kind", source_kind_name(kind)},
+                      {"origin", origin},
+                      {"parent", parent},
+                      {"threads", threads}};
+  if (generated) j["generated"] = generated->to_json();
   if (with_source) j["source"] = source;
   return j;
 }

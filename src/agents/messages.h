@@ -8,7 +8,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agents/strategy.h"
@@ -16,28 +18,53 @@
 
 namespace kf::agents {
 
-// What to try next and why. strategy == "stop" ends the loop.
+// What to try next and why: a catalog strategy (with knobs for its mechanical form) or free
+// text for a brain that writes source. strategy == "stop" ends the loop.
 struct Plan {
-  std::string strategy;                   // a catalog id, or "stop"
+  std::string strategy;                   // a catalog id, "stop", or "" (free text)
   Knobs knobs;                            // for the strategy's mechanical form
+  std::string text;                       // free text: what to write (strategy "")
   std::string analysis;                   // what the evidence says
   std::string bottleneck;                 // "compute-bound at 12% of the FMA peak"
-  std::string why;                        // the rule (or reasoning) that chose the strategy
+  std::string why;                        // the rule (or reasoning) that chose the plan
   double expected_speedup = 1.0;          // over the current best
   std::vector<std::string> alternatives;  // the next-ranked strategies, best first
+  // What the plan is called in attempts and the tried set: the strategy, else the text.
+  std::string id() const { return strategy.empty() ? text : strategy; }
+  nlohmann::json to_json() const;
+};
+
+// Who made a candidate's source. Every consumer reads this field; none sniffs the source.
+enum class SourceKind {
+  generated,  // lowered from a schedule trace (the built-in brain's implementer)
+  written,    // written by a brain as C++ (an LLM, the files brain)
+  edited,     // a person's edit of another candidate
+  imported,   // taken as it is (the task's reference, a kernel from elsewhere)
+};
+const char* source_kind_name(SourceKind k);
+std::optional<SourceKind> parse_source_kind(std::string_view name);
+
+// What a generated candidate was generated from: the built-in brain's own data, kept with the
+// candidate so that brain can plan from it; other brains and the modes only carry it.
+struct Generation {
+  std::string schedule;              // the schedule trace lowered into the source
+  Recipe recipe;                     // the strategy applications that replay to it
+  std::vector<std::string> skipped;  // move groups the schedule layer refused, with reasons
   nlohmann::json to_json() const;
 };
 
 // A concrete kernel: source plus where it came from.
 struct CandidateMsg {
-  std::string key;       // candidate identity (store/): source + flags + toolchain + target
-  std::string source;    // the C++ translation unit
-  std::string schedule;  // the schedule trace it was generated from ("" if hand written)
-  Recipe recipe;         // the built-in brain's strategy applications
-  std::string parent;    // key of the candidate it was derived from ("" for the first)
-  std::string origin;    // "builtin:register_block", "autotune:nr=48", "debugger:..."
-  int threads = 1;       // threads it is judged with
-  std::vector<std::string> skipped;  // move groups the schedule layer refused, with reasons
+  std::string key;     // candidate identity (store/): source + flags + toolchain + target
+  std::string source;  // the C++ translation unit (the task's signature)
+  SourceKind kind = SourceKind::written;
+  std::string origin;  // who and how: "builtin:register_block", "autotune:nr=48", "files:tiled"
+  std::string parent;  // key of the candidate it was derived from ("" for the first)
+  int threads = 1;     // threads it is judged with
+  std::optional<Generation> generated;  // set when kind == generated
+
+  // For people: the recipe of a generated candidate, else its origin.
+  std::string describe() const;
   nlohmann::json to_json(bool with_source = false) const;
 };
 

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "agents/builtin/brain.h"
+#include "agents/files/brain.h"
 #include "agents/roles.h"
 #include "support/text_scan.h"
 
@@ -12,27 +14,51 @@ namespace kf::agents {
 
 namespace {
 
-// One entry per brain: how it fills each role it can play (nullptr: it cannot play that role).
+// One entry per brain: what it is, and how it fills each role (from the run's brain options).
 struct BrainEntry {
   const char* name;
-  std::unique_ptr<Planner> (*planner)();
-  std::unique_ptr<Implementer> (*implementer)();
-  std::unique_ptr<Debugger> (*debugger)();
-  std::unique_ptr<Tester> (*tester)();
-  std::unique_ptr<Autotuner> (*autotuner)();
+  const char* summary;
+  std::unique_ptr<Planner> (*planner)(const BrainOptions&);
+  std::unique_ptr<Implementer> (*implementer)(const BrainOptions&);
+  std::unique_ptr<Debugger> (*debugger)(const BrainOptions&);
+  std::unique_ptr<Tester> (*tester)(const BrainOptions&);
+  std::unique_ptr<Autotuner> (*autotuner)(const BrainOptions&);
+  // Checks the options the brain needs (nullptr: none).
+  Status (*check)(const BrainOptions&) = nullptr;
 };
 
 template <class Role, class Impl>
-std::unique_ptr<Role> make() {
+std::unique_ptr<Role> make(const BrainOptions&) {
   return std::make_unique<Impl>();
+}
+
+template <class Role, class Impl>
+std::unique_ptr<Role> make_with_sources(const BrainOptions& o) {
+  return std::make_unique<Impl>(o.sources);
+}
+
+Status check_sources(const BrainOptions& o) {
+  auto files = files::list_sources(o.sources);
+  if (!files) return files.error();
+  return {};
 }
 
 // The registry: the one list of brains. A new brain is one entry here.
 const std::vector<BrainEntry>& registry() {
+  using namespace builtin;
   static const std::vector<BrainEntry> entries = {
-      {"builtin", &make<Planner, builtin::BuiltinPlanner>,
-       &make<Implementer, builtin::BuiltinImplementer>, &make<Debugger, builtin::BuiltinDebugger>,
-       &make<Tester, builtin::BuiltinTester>, &make<Autotuner, builtin::BuiltinAutotuner>},
+      {"builtin",
+       "offline expert rules: plans catalog strategies and generates their schedules as C++ "
+       "(needs a TE spec)",
+       &make<Planner, BuiltinPlanner>, &make<Implementer, BuiltinImplementer>,
+       &make<Debugger, BuiltinDebugger>, &make<Tester, BuiltinTester>,
+       &make<Autotuner, BuiltinAutotuner>},
+      {"files",
+       "C++ written outside kforge: judges each source of --sources DIR (or, under another "
+       "planner, the file STRATEGY.cpp for each plan); needs no TE spec",
+       &make_with_sources<Planner, files::FilesPlanner>,
+       &make_with_sources<Implementer, files::FilesImplementer>, &make<Debugger, BuiltinDebugger>,
+       &make<Tester, BuiltinTester>, &make<Autotuner, BuiltinAutotuner>, &check_sources},
   };
   return entries;
 }
@@ -54,6 +80,12 @@ std::string known_brains() {
 std::vector<std::string> brain_names() {
   std::vector<std::string> out;
   for (const BrainEntry& e : registry()) out.push_back(e.name);
+  return out;
+}
+
+std::string brain_summaries() {
+  std::string out;
+  for (const BrainEntry& e : registry()) out += fmt::format("  {:<8} {}\n", e.name, e.summary);
   return out;
 }
 
@@ -116,18 +148,32 @@ std::string team_name(const std::map<std::string, std::string>& team) {
   return out;
 }
 
-Expected<Brain> make_brain(const std::string& spec) {
+Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options) {
   auto team = parse_team(spec);
   if (!team) return team.error();
+  std::set<std::string> brains;
+  for (const auto& [role, brain] : *team) brains.insert(brain);
+  for (const std::string& name : brains)
+    if (const BrainEntry* e = find_entry(name); e->check)
+      KF_RETURN_IF_ERROR(e->check(options).with_context("brain " + name));
   Brain b;
   b.name = team_name(*team);
   b.roles = *team;
-  b.planner = find_entry(team->at("planner"))->planner();
-  b.implementer = find_entry(team->at("implementer"))->implementer();
-  b.debugger = find_entry(team->at("debugger"))->debugger();
-  b.tester = find_entry(team->at("tester"))->tester();
-  b.autotuner = find_entry(team->at("autotuner"))->autotuner();
+  b.planner = find_entry(team->at("planner"))->planner(options);
+  b.implementer = find_entry(team->at("implementer"))->implementer(options);
+  b.debugger = find_entry(team->at("debugger"))->debugger(options);
+  b.tester = find_entry(team->at("tester"))->tester(options);
+  b.autotuner = find_entry(team->at("autotuner"))->autotuner(options);
   return b;
+}
+
+std::vector<std::string> roles_needing_te_spec(const Brain& team) {
+  std::vector<std::string> out;
+  if (team.planner && team.planner->needs_te_spec())
+    out.push_back("planner (" + team.roles.at("planner") + ")");
+  if (team.implementer && team.implementer->needs_te_spec())
+    out.push_back("implementer (" + team.roles.at("implementer") + ")");
+  return out;
 }
 
 nlohmann::json Evidence::to_json() const {

@@ -1,16 +1,20 @@
-// The agent roles (DESIGN.md "Agents and brains"). A brain implements every role; the built-in
-// brain (agents/builtin/) works offline from schedule moves and rules, an LLM brain will
-// implement the same interfaces, and a mode may mix them per role.
+// The agent roles (DESIGN.md "Agents and brains"). The interfaces speak brain-neutral messages
+// (agents/messages.h): a candidate is source plus its origin, a plan is a strategy id or free
+// text. Each brain keeps its own state behind them: the built-in brain (agents/builtin/) plans
+// and generates from schedule recipes it reads off `CandidateMsg::generated`; the files brain
+// (agents/files/) hands in C++ written outside kforge; an LLM brain will write C++. A mode mixes
+// them per role (agents/registry.cpp).
 //
 // One optimize step, in call order (modes/optimize.cpp drives it):
 //   Evidence e = evidence_from(best_result, profile);          // profiler's findings
-//   Plan p = planner.plan({task, pipeline, best, e, tried});   // strategy + why + expectation
-//   Expected<CandidateMsg> c = implementer.implement(p, in);   // recipe → schedule → C++
+//   Plan p = planner.plan({task, best, e, tried});             // strategy or free text + why
+//   Expected<CandidateMsg> c = implementer.implement(p, work); // C++ source + origin
 //   RunResult r = judge(c);  TestReport t = tester.report(r, best);
-//   if (!ok) { DebugOutcome d = debugger.debug(c, r, 1); ... d.repaired is judged next }
-//   Recipe tuned = autotuner.tune(best_recipe, measure, budget, scope);  // coordinate descent
+//   if (!ok) { DebugOutcome d = debugger.debug(c, r, 1, work); d.repaired is judged next }
+//   autotuner.tune(best, best_time, measure, budget, scope, work);  // variants of the best
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +28,7 @@
 #include "harness/machine.h"
 #include "harness/run_result.h"
 #include "harness/toolchain.h"
+#include "schedule/compiled_task.h"
 #include "schedule/pipeline.h"
 #include "task/task.h"
 
@@ -49,15 +54,19 @@ struct Evidence {
 // Evidence from a judged result alone (roofline + counters). The profiler adds to it.
 Evidence evidence_from_result(const RunResult& r, int threads);
 
+// What every role works with: the task (compiled once) and the best candidate so far.
+struct WorkContext {
+  const CompiledTask* task = nullptr;
+  const CandidateMsg* best = nullptr;  // what the work improves on (nullptr: start fresh)
+  MoveContext ctx;                     // machine, threads, target
+  CompileOptions compile;              // how candidates are compiled (their keys' flags)
+};
+
 struct PlanInput {
-  const Task* task = nullptr;
-  const sched::Pipeline* pipeline = nullptr;  // the best candidate's scheduled pipeline
-  const Recipe* recipe = nullptr;             // the best candidate's recipe
-  // The default-scheduled pipeline: where rewrite-first strategies (online_softmax) apply, ahead
-  // of the recipe's loop scheduling. nullptr: they are judged on `pipeline` instead.
-  const sched::Pipeline* base = nullptr;
+  const CompiledTask* task = nullptr;
+  const CandidateMsg* best = nullptr;
   Evidence evidence;
-  std::set<std::string> tried;  // strategies already tried from this best (no gain or refused)
+  std::set<std::string> tried;  // plans already tried from this best (no gain or refused)
   MoveContext ctx;
   double stop_fraction = 0.9;  // stop when the best is this close to the roofline
 };
@@ -66,36 +75,33 @@ class Planner {
  public:
   virtual ~Planner() = default;
   virtual Plan plan(const PlanInput& in) = 0;
-};
-
-struct ImplementInput {
-  const Task* task = nullptr;
-  const sched::Pipeline* base = nullptr;  // the default-scheduled pipeline
-  const CandidateMsg* best = nullptr;     // what the plan improves on (nullptr: start fresh)
-  MoveContext ctx;
-  CompileOptions compile;
+  // Whether this planner needs the task's TE spec (it plans over the scheduled pipeline).
+  virtual bool needs_te_spec() const { return false; }
 };
 
 class Implementer {
  public:
   virtual ~Implementer() = default;
-  // Fails when the plan cannot be applied (no move of the strategy is legal here).
-  virtual Expected<CandidateMsg> implement(const Plan& plan, const ImplementInput& in) = 0;
-  // A candidate for an explicit recipe (the autotuner's variants, the first naive candidate).
-  virtual Expected<CandidateMsg> realize(const Recipe& recipe, const ImplementInput& in,
-                                         const std::string& origin) = 0;
+  // The run's first candidate, the one the others are measured against.
+  virtual Expected<CandidateMsg> first(const WorkContext& in) = 0;
+  // Fails when the plan cannot be carried out here (no move of the strategy is legal, no source
+  // for it): the mode records the plan as not applicable.
+  virtual Expected<CandidateMsg> implement(const Plan& plan, const WorkContext& in) = 0;
+  // Whether this implementer needs the task's TE spec (it generates source from schedules).
+  virtual bool needs_te_spec() const { return false; }
 };
 
 struct DebugOutcome {
   Diagnostics diagnostics;
-  std::optional<Recipe> repaired;  // a recipe to judge instead, if the debugger has one
+  std::optional<CandidateMsg> repaired;  // a candidate to judge instead, if the debugger has one
 };
 
 class Debugger {
  public:
   virtual ~Debugger() = default;
   // attempt counts from 1; a brain bounds its own attempts.
-  virtual DebugOutcome debug(const CandidateMsg& c, const RunResult& r, int attempt) = 0;
+  virtual DebugOutcome debug(const CandidateMsg& c, const RunResult& r, int attempt,
+                             const WorkContext& in) = 0;
 };
 
 class Tester {
@@ -104,9 +110,9 @@ class Tester {
   virtual TestReport report(const RunResult& r, const RunResult* best) = 0;
 };
 
-// The autotuner asks `measure` for the median time of a recipe (nullopt: not ok) and returns
-// the best recipe it found within `budget` measurements.
-using MeasureFn = std::function<std::optional<double>(const Recipe&, const std::string& origin)>;
+// The autotuner asks `measure` for the minimum time of a variant (nullopt: not ok); the mode
+// measures it, keeps it as the best when it is faster, and counts it against the budget.
+using MeasureFn = std::function<std::optional<double>(const CandidateMsg&)>;
 
 // What a tuning pass sweeps: the knobs of the step just accepted (earlier steps only when those
 // move), or every step's, once each (when the planner has run out of strategies: knobs chosen
@@ -116,9 +122,22 @@ enum class TuneScope { newest_step, whole_recipe };
 class Autotuner {
  public:
   virtual ~Autotuner() = default;
-  // `ctx` names the machine and the target the recipe's kernels are generated for.
-  virtual Recipe tune(const Recipe& best, double best_time, const MeasureFn& measure, int budget,
-                      TuneScope scope, const MoveContext& ctx) = 0;
+  // Measures variants of `best` (in.best) within `budget` measurements; `best_time` is its
+  // minimum time. A candidate it cannot vary (not generated by its brain) is left as it is.
+  virtual void tune(const CandidateMsg& best, double best_time, const MeasureFn& measure,
+                    int budget, TuneScope scope, const WorkContext& in) = 0;
+  // Whether it can vary `c` at all (the built-in autotuner varies the recipes of the candidates
+  // its brain generated).
+  virtual bool varies(const CandidateMsg& c) const {
+    (void)c;
+    return true;
+  }
+  // Whether the candidate `accepted` produced has knobs of its own to tune (a rewrite of the
+  // program ahead of the loop scheduling has none).
+  virtual bool tunes(const Plan& accepted) const {
+    (void)accepted;
+    return true;
+  }
 };
 
 // A team: one implementation per role, each from a brain of the registry (DESIGN.md: a mode may
@@ -133,8 +152,16 @@ struct Brain {
   std::unique_ptr<Autotuner> autotuner;
 };
 
-// The registry of brains (agents/registry.cpp, one explicit list): "builtin".
+// What a brain may be configured with (the CLI's options, stored with the run for resume).
+struct BrainOptions {
+  // The files brain's folder of candidate sources (agents/files/brain.h).
+  std::filesystem::path sources;
+};
+
+// The registry of brains (agents/registry.cpp, one explicit list): "builtin", "files".
 std::vector<std::string> brain_names();
+// One line per brain: its name and what it does, for --help and errors.
+std::string brain_summaries();
 std::vector<std::string> role_names();  // planner, implementer, debugger, tester, autotuner
 
 // A team from `spec`: a brain's name for every role ("builtin"), or ROLE=BRAIN pairs separated by
@@ -143,6 +170,10 @@ std::vector<std::string> role_names();  // planner, implementer, debugger, teste
 Expected<std::map<std::string, std::string>> parse_team(const std::string& spec);
 // The team's name: the brain's when every role has the same one, else the ROLE=BRAIN list.
 std::string team_name(const std::map<std::string, std::string>& team);
-Expected<Brain> make_brain(const std::string& spec);
+// Fails when the spec does not parse or a brain's options are missing or wrong.
+Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options = {});
+
+// The roles of `team` that need a TE spec ("planner (builtin)"), for a task that has none.
+std::vector<std::string> roles_needing_te_spec(const Brain& team);
 
 }  // namespace kf::agents

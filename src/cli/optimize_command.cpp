@@ -21,6 +21,7 @@ struct OptimizeArgs {
   double budget_time = 600;
   int threads = 1;
   std::string brain = "builtin";
+  std::string sources;
   std::string target;
   std::string events;
   std::string simulate, record;
@@ -70,6 +71,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.budget_time_s = a.budget_time;
     o.threads = a.threads;
     o.brain = a.brain;
+    o.sources = a.sources;
     o.target = a.target;
     o.out_dir = a.out;
     o.simulate = a.simulate;
@@ -101,7 +103,8 @@ int run_optimize(const OptimizeArgs& a) {
 void add_optimize_command(CLI::App& app) {
   auto a = std::make_shared<OptimizeArgs>();
   CLI::App* cmd = app.add_subcommand("optimize", "Optimize a task's kernel autonomously");
-  cmd->add_option("task", a->task_dir, "Task directory (task.toml with a [te] spec)")
+  cmd->add_option("task", a->task_dir,
+                  "Task directory (task.toml; the built-in brain needs its [te] spec)")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--resume", a->resume, "Continue an interrupted run (its id, see `kforge runs`)");
   cmd->add_option("--budget-evals", a->budget_evals, "Candidates to judge at most")
@@ -120,6 +123,9 @@ void add_optimize_command(CLI::App& app) {
             return team ? std::string() : team.error().message();
           },
           "BRAIN"));
+  cmd->add_option("--sources", a->sources,
+                  "The files brain's folder of C++ candidates (each with the task's signature)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--target", a->target,
                   "What kernels are generated for: native (the machine's widest), avx512, avx2 or "
                   "scalar; a target the machine lacks is refused")

@@ -2,12 +2,12 @@
 #include "modes/optimize.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <memory>
 
 #include "agents/acceptance.h"
-#include "agents/builtin/brain.h"
 #include "agents/judge.h"
 #include "agents/roles.h"
 #include "harness/machine.h"
@@ -16,9 +16,7 @@
 #include "modes/optimize_report.h"
 #include "modes/optimize_resume.h"
 #include "modes/run_log.h"
-#include "schedule/pipeline.h"
-#include "task/task_identity.h"
-#include "te/compile.h"
+#include "schedule/compiled_task.h"
 
 namespace kf {
 namespace {
@@ -34,7 +32,6 @@ constexpr double kTuneWhenBelow = 1.15;
 constexpr double kSearchTimingWall = 20;
 
 using agents::CandidateMsg;
-using agents::Recipe;
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -100,7 +97,7 @@ class Loop {
   }
   EvalOptions eval_options(int threads) const;
   agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
-  agents::ImplementInput implement_input(const CandidateMsg* best) const;
+  agents::WorkContext work(const CandidateMsg* best) const;
   Expected<RunResult> final_run();
   // One tuning pass over the best recipe's knobs within `budget` evaluations; true when it
   // found a faster recipe (which is then the best).
@@ -119,8 +116,7 @@ class Loop {
   bool resuming_;
   ConsoleReporter console_;
   EventSinks events_;
-  Task task_;
-  std::optional<sched::Pipeline> base_;
+  CompiledTask compiled_;  // the task, loaded once
   agents::Brain brain_;
   agents::HarnessJudge harness_;
   std::unique_ptr<agents::RecordedJudge> recorded_;
@@ -135,25 +131,25 @@ class Loop {
   std::unique_ptr<RunLog> log_;
   CandidateMsg best_;
   RunResult best_result_;
+  std::string first_label_;  // the first candidate's label: speedups are over it
   // Candidates that passed (the run log's) that the final run falls back to, at most.
   static constexpr size_t kFinalFallbacks = 3;
 };
 
 Status Loop::setup() {
-  auto task = load_identified_task(o_.task_dir);
+  auto task = compile_task(o_.task_dir);
   if (!task) return task.error();
-  task_ = std::move(task->task);
-  task_hash_ = task->identity.hash;
-  if (task_.te_spec.empty())
-    return Status::error(task_.name +
-                         " has no TE spec: the built-in brain needs one to generate "
-                         "kernels (the LLM brain, not built yet, will not)");
-  auto program = te::compile_spec(task_);
-  if (!program) return program.error();
-  base_ = sched::make_pipeline(*program, task_);
-  auto brain = agents::make_brain(o_.brain);
+  compiled_ = std::move(*task);
+  task_hash_ = compiled_.identity.hash;
+  auto brain = agents::make_brain(o_.brain, {.sources = o_.sources});
   if (!brain) return brain.error();
   brain_ = std::move(*brain);
+  if (!compiled_.has_te_spec())
+    if (auto roles = agents::roles_needing_te_spec(brain_); !roles.empty())
+      return Status::error(fmt::format(
+          "{} has no TE spec, and the {} of this team generate kernels from one: give those "
+          "roles a brain that writes source (brains:\n{})",
+          compiled_.task.name, fmt::join(roles, " and "), agents::brain_summaries()));
   machine_ = describe_machine(o_.cxx);
   if (o_.simulate.empty()) {
     auto m = probe_machine({.cxx = o_.cxx});
@@ -183,7 +179,7 @@ Status Loop::setup() {
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
   log_ = std::make_unique<RunLog>(RunLog::Config{.store = &store_,
                                                  .judge = judge_,
-                                                 .task = &task_,
+                                                 .task = &compiled_.task,
                                                  .run_id = run_id_,
                                                  .task_identity = task_identity_,
                                                  .machine_id = machine_id_,
@@ -235,10 +231,9 @@ EvalOptions Loop::eval_options(int threads) const {
   return e;
 }
 
-agents::ImplementInput Loop::implement_input(const CandidateMsg* best) const {
-  agents::ImplementInput in;
-  in.task = &task_;
-  in.base = &*base_;
+agents::WorkContext Loop::work(const CandidateMsg* best) const {
+  agents::WorkContext in;
+  in.task = &compiled_;
   in.best = best;
   in.ctx = move_context();
   in.compile.cxx = o_.cxx;
@@ -251,12 +246,9 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
   const std::string before = best_.key;
   std::optional<Status> failure;
   std::optional<std::pair<CandidateMsg, RunResult>> near;  // faster by the median only
-  agents::MeasureFn fn = [&](const Recipe& recipe,
-                             const std::string& origin) -> std::optional<double> {
+  agents::MeasureFn fn = [&](const CandidateMsg& c) -> std::optional<double> {
     if (failure || !budget_left()) return std::nullopt;
-    auto c = brain_.implementer->realize(recipe, implement_input(&best_), origin);
-    if (!c) return std::nullopt;
-    auto t = measure(*c, "tune", origin);
+    auto t = measure(c, "tune", c.origin);
     if (!t) {
       failure = t.error();
       return std::nullopt;
@@ -266,16 +258,17 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
     // once kept it stays in every later candidate (01's o.d at 8 lanes, 1.8x slower than 16
     // once fused, kept for a minimum 1% lower before the fusion).
     if (kAccept.faster(t->timing->min_s, best_result_.timing->min_s)) {
-      best_ = *c;
+      best_ = c;
       best_result_ = *t;
     } else if (kAccept.faster_by_median_only(*t, best_result_) &&
                (!near || t->timing->median_s < near->second.timing->median_s)) {
-      near = {*c, *t};
+      near = {c, *t};
     }
     return t->timing->min_s;
   };
-  brain_.autotuner->tune(best_.recipe, best_result_.timing->min_s, fn, budget, scope,
-                         move_context());
+  // The tuner varies a copy: `fn` moves best_ as it finds faster variants.
+  const CandidateMsg start = best_;
+  brain_.autotuner->tune(start, best_result_.timing->min_s, fn, budget, scope, work(&start));
   if (failure) return *failure;
   // The tuner decides by minimum times; a setting clearly faster by the median whose minimum
   // was not (the best's minimum a lucky sample, or this one's timing disturbed) is measured
@@ -299,7 +292,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   EvalOptions e = eval_options(c.threads);
   if (kind == "final") {
     e.time_reference = true;
-    e.time_baseline = task_.baseline.has_value();
+    e.time_baseline = compiled_.task.baseline.has_value();
     e.min_time_s = o_.final_min_time_s;
     e.max_timing_wall_s = EvalOptions{}.max_timing_wall_s;
     e.stop_slower_than_s = 0;
@@ -309,7 +302,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
   }
   if (rival) {
     e.rival_source = rival->source;
-    e.rival_name = "the best (" + rival->recipe.to_string() + ")";
+    e.rival_name = "the best (" + rival->describe() + ")";
     e.stop_slower_than_s = 0;  // the pair decides, however it turns out
   }
   return log_->measure(c, kind, strategy, e);
@@ -324,13 +317,13 @@ Expected<OptimizeResult> Loop::run() {
     opts["task_identity"] = task_hash_;
     KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
                                           .task_dir = o_.task_dir.string(),
-                                          .task_name = task_.name,
+                                          .task_name = compiled_.task.name,
                                           .mode = "optimize",
                                           .brain = brain_.name,
                                           .options = opts}));
   }
   events_.emit(RunStarted{.run_id = run_id_,
-                          .task = task_.name,
+                          .task = compiled_.task.name,
                           .mode = "optimize",
                           .brain = brain_.name,
                           .target = target_.name,
@@ -339,23 +332,27 @@ Expected<OptimizeResult> Loop::run() {
                           .budget_time_s = o_.budget_time_s,
                           .resumed = resuming_});
 
-  auto naive = brain_.implementer->realize({}, implement_input(nullptr), "naive");
-  if (!naive) return naive.error().with_context("the default schedule (a kforge bug)");
+  auto naive = brain_.implementer->first(work(nullptr));
+  if (!naive) return naive.error().with_context("the first candidate");
   auto first = measure(*naive, "baseline", "default");
   if (!first) return first.error();
-  // A default schedule too slow to time at the bench shape (a naive scan over a long sequence)
+  // A first candidate too slow to time at the bench shape (a naive scan over a long sequence)
   // is no reason to stop: the planner works from the program's structure, and the first
-  // candidate judged ok with a time becomes the best. Anything else is a kforge bug.
+  // candidate judged ok with a time becomes the best. Anything else ends the run: generated, it
+  // is a kforge bug; imported (the task's reference), the task's.
   const bool naive_too_slow = first->verdict == Verdict::timeout;
   if (!naive_too_slow && (first->verdict != Verdict::ok || !first->timing))
-    return Status::error("the default schedule was judged " +
-                         std::string(verdict_name(first->verdict)) + ": " + first->message +
-                         " (a kforge bug)");
+    return Status::error(
+        fmt::format("the first candidate ({}) was judged {}: {}{}", candidate_label(*naive),
+                    verdict_name(first->verdict), first->message,
+                    naive->kind == agents::SourceKind::generated ? " (a kforge bug)" : ""));
   if (naive_too_slow)
-    say("the default schedule ran past the time limit (" + first->message +
+    say("the first candidate (" + candidate_label(*naive) + ") ran past the time limit (" +
+        first->message +
         "): planning from the program's structure; the first candidate judged ok becomes the best");
   best_ = *naive;
   best_result_ = *first;
+  first_label_ = candidate_label(*naive);
   log_->set_reference_median(first->timing ? first->timing->median_s : 0);
   new_best();
 
@@ -365,14 +362,10 @@ Expected<OptimizeResult> Loop::run() {
   bool tune_pending = false;  // the newest accepted step's knobs are not tuned yet
   std::string stop_reason = "budget spent";
   while (budget_left()) {
-    auto pipeline = agents::builtin::pipeline_of(*base_, best_.recipe, move_context());
-    if (!pipeline) return pipeline.error().with_context("replaying the best recipe (a kforge bug)");
     agents::PlanInput pi;
-    pi.task = &task_;
-    pi.pipeline = &*pipeline;
-    pi.recipe = &best_.recipe;
-    pi.base = &*base_;
-    pi.evidence = evidence_cache.get(task_, best_, best_result_, *pipeline, machine_, o_);
+    pi.task = &compiled_;
+    pi.best = &best_;
+    pi.evidence = evidence_cache.get(compiled_, best_, best_result_, machine_, o_);
     pi.tried = tried;
     pi.ctx = move_context();
     pi.stop_fraction = o_.stop_fraction;
@@ -400,7 +393,8 @@ Expected<OptimizeResult> Loop::run() {
       // once against the finished schedule. A better value opens the plan again.
       const bool at_roofline =
           !pi.evidence.bound.empty() && pi.evidence.fraction >= o_.stop_fraction;
-      if (!final_tuned && !at_roofline && best_result_.timing && budget_left()) {
+      if (!final_tuned && !at_roofline && best_result_.timing && budget_left() &&
+          brain_.autotuner->varies(best_)) {
         final_tuned = true;
         say("out of strategies: tuning the whole recipe's knobs once more");
         auto tuned = tune_best(std::min(2 * o_.tune_budget, o_.budget_evals - evals()),
@@ -413,40 +407,46 @@ Expected<OptimizeResult> Loop::run() {
       }
       break;
     }
-    auto cand = brain_.implementer->implement(plan, implement_input(&best_));
+    const std::string plan_id = plan.id();
+    auto cand = brain_.implementer->implement(plan, work(&best_));
     if (!cand) {
-      tried.insert(plan.strategy);
-      KF_RETURN_IF_ERROR(attempt_without_evaluation("plan", plan.strategy, "not_applicable",
+      tried.insert(plan_id);
+      KF_RETURN_IF_ERROR(attempt_without_evaluation("plan", plan_id, "not_applicable",
                                                     {{"message", cand.error().message()}}));
       continue;
     }
+    // The best again (a brain that wrote the same source, a plan already carried out): nothing
+    // new to judge.
+    if (cand->key == best_.key) {
+      tried.insert(plan_id);
+      KF_RETURN_IF_ERROR(attempt_without_evaluation(
+          "plan", plan_id, "not_applicable",
+          {{"message", "the implementer's candidate is the best itself"}}));
+      continue;
+    }
     KF_RETURN_IF_ERROR(message("implementer", "tester", "Candidate", cand->to_json()));
-    auto r = measure(*cand, "plan", plan.strategy);
+    auto r = measure(*cand, "plan", plan_id);
     if (!r) return r.error();
     auto report = brain_.tester->report(*r, &best_result_);
     KF_RETURN_IF_ERROR(message("tester", "planner", "TestReport", report.to_json()));
     if (r->verdict != Verdict::ok) {
-      auto d = brain_.debugger->debug(*cand, *r, 1);
+      auto d = brain_.debugger->debug(*cand, *r, 1, work(&best_));
       KF_RETURN_IF_ERROR(message("debugger", "planner", "Diagnostics", d.diagnostics.to_json()));
       if (d.diagnostics.kforge_bug)
         say("  kforge bug recorded: generated code was judged " +
             std::string(verdict_name(r->verdict)) + ": " + r->message);
       bool repaired = false;
       if (d.repaired && budget_left()) {
-        auto c2 = brain_.implementer->realize(*d.repaired, implement_input(&best_),
-                                              "debugger:" + plan.strategy);
-        if (c2) {
-          auto r2 = measure(*c2, "debug", plan.strategy);
-          if (!r2) return r2.error();
-          if (r2->verdict == Verdict::ok) {
-            cand = c2;
-            r = r2;
-            repaired = true;
-          }
+        auto r2 = measure(*d.repaired, "debug", plan_id);
+        if (!r2) return r2.error();
+        if (r2->verdict == Verdict::ok) {
+          cand = *d.repaired;
+          r = r2;
+          repaired = true;
         }
       }
       if (!repaired) {
-        tried.insert(plan.strategy);
+        tried.insert(plan_id);
         continue;
       }
     }
@@ -458,7 +458,7 @@ Expected<OptimizeResult> Loop::run() {
     // candidate back to back, and that pair decides.
     const bool near_miss = !better && kAccept.near_miss(*r, best_result_);
     if (near_miss && budget_left()) {
-      auto again = measure(*cand, "confirm", "confirm:" + plan.strategy, &best_);
+      auto again = measure(*cand, "confirm", "confirm:" + plan_id, &best_);
       if (!again) return again.error();
       if (kAccept.wins_pair(*again)) {
         better = true;
@@ -466,7 +466,7 @@ Expected<OptimizeResult> Loop::run() {
       }
     }
     if (!better) {
-      tried.insert(plan.strategy);
+      tried.insert(plan_id);
       continue;
     }
     best_ = *cand;
@@ -474,10 +474,9 @@ Expected<OptimizeResult> Loop::run() {
     new_best();
     tried.clear();
     KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
-    // A rewrite-first step (online_softmax) has no knobs and is not the recipe's newest step
-    // (the last): nothing of its own to tune.
-    if (const agents::Strategy* st = agents::find_strategy(plan.strategy); st && st->rewrite_first)
-      continue;
+    // A candidate with no knobs of its own (a rewrite of the program, written source): nothing
+    // to tune.
+    if (!brain_.autotuner->tunes(plan) || !brain_.autotuner->varies(best_)) continue;
     // Tune the knobs of the recipe that just won; below three tuning rounds of budget, only
     // once the strategies left expect little (kTuneWhenBelow).
     if (o_.budget_evals < 3 * o_.tune_budget) {
@@ -499,6 +498,7 @@ Expected<OptimizeResult> Loop::run() {
   out.attempts = log_->attempts();
   out.reused = log_->reused();
   out.stop_reason = stop_reason;
+  out.first_label = first_label_;
   if (o_.final_run) {
     auto f = measure(best_, "final", "final");
     if (!f) return f.error();
@@ -515,9 +515,9 @@ Expected<OptimizeResult> Loop::run() {
       say(
           fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
                       "that passed, {}, takes its place",
-                      best_.recipe.to_string(), f->message, next->candidate.recipe.to_string()));
+                      best_.describe(), f->message, next->candidate.describe()));
       out.final_failures.push_back({{"key", best_.key},
-                                    {"recipe", best_.recipe.to_string()},
+                                    {"recipe", best_.describe()},
                                     {"verdict", verdict_name(f->verdict)},
                                     {"message", f->message}});
       best_ = next->candidate;
@@ -531,8 +531,9 @@ Expected<OptimizeResult> Loop::run() {
     out.final_result = *f;
   }
   out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
-  out.summary = optimize_summary(task_, o_, out, log_->reference_median(), log_->journey());
-  KF_RETURN_IF_ERROR(write_optimize_outputs(task_, out));
+  out.summary =
+      optimize_summary(compiled_.task, o_, out, log_->reference_median(), log_->journey());
+  KF_RETURN_IF_ERROR(write_optimize_outputs(compiled_.task, out));
   KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
   events_.emit(RunEnded{.run_id = run_id_,
                         .stop_reason = stop_reason,

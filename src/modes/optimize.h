@@ -1,10 +1,10 @@
 // `kforge optimize`: the autonomous loop. A thin driver over the agents (agents/roles.h), the
 // judge (agents/judge.h) and the store (store/store.h):
 //
-//   naive candidate (default schedule) → judge → best
+//   first candidate (the default schedule; the reference for a brain that writes source) → best
 //   loop until the budget is spent, the planner says stop, or the roofline leaves little to gain:
 //     evidence (profiler) → plan (planner) → candidate (implementer) → judge (tester)
-//       failed  → debugger: diagnostics recorded; a repaired recipe is judged once
+//       failed  → debugger: diagnostics recorded; a repaired candidate is judged once
 //       faster  → new best; autotuner tunes the new step's knobs
 //       else    → the strategy is marked tried for this best
 //   final: the best, the reference and the library baseline timed side by side
@@ -43,7 +43,9 @@ struct OptimizeOptions {
   int budget_evals = 40;       // judged candidates (the naive one included)
   double budget_time_s = 600;  // wall clock of the search, final run excluded
   int threads = 1;
+  // The team (agents/roles.h parse_team): "builtin", or "planner=builtin,implementer=files".
   std::string brain = "builtin";
+  std::filesystem::path sources;  // the files brain's folder of C++ sources
   std::filesystem::path out_dir;  // default: kforge-out/RUN_ID
   std::string cxx = "g++";
   // What kernels are generated for: "" (the machine's widest: avx512, avx2 or scalar) or a
@@ -89,13 +91,14 @@ struct OptimizeResult {
   // each was replaced by the next fastest candidate that passed.
   std::vector<nlohmann::json> final_failures;
   int evaluations = 0, attempts = 0, reused = 0;
+  std::string first_label;  // what speedups are over: "default schedule", "reference"
   std::string stop_reason;
   std::filesystem::path out_dir;
   nlohmann::json summary;
 };
 
-// A new run. Fails when the task cannot be loaded, has no TE spec (the built-in brain needs
-// one), the naive candidate fails, or the store fails.
+// A new run. Fails when the task cannot be loaded, has no TE spec and a role of the team needs
+// one (the built-in planner and implementer), the first candidate fails, or the store fails.
 Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store);
 
 // Continues run `run_id` with the options it was started with (only `progress` and `events` are

@@ -9,8 +9,9 @@
 #include "agents/messages.h"
 #include "agents/profiler.h"
 #include "agents/roles.h"
-#include "lower/lower.h"
 #include "modes/optimize.h"
+#include "schedule/compiled_task.h"
+#include "schedule/primitives.h"
 
 namespace kf {
 
@@ -21,12 +22,24 @@ inline int top_level_stages(const sched::Pipeline& p) {
   return n;
 }
 
+// Whether to time the stages of candidate `c` (OptimizeOptions::stage_times): only a generated
+// candidate has stages; "auto" times them when three or more are computed at the top level.
+inline bool wants_stage_times(const CompiledTask& task, const agents::CandidateMsg& c,
+                              const std::string& setting) {
+  if (!c.generated || setting == "off") return false;
+  if (setting == "on") return true;
+  if (!task.base) return false;
+  auto schedule = sched::parse_schedule(c.generated->schedule, "candidate");
+  if (!schedule) return false;
+  sched::Pipeline p = *task.base;
+  if (!sched::apply_schedule(p, *schedule).ok()) return false;
+  return top_level_stages(p) >= 3;
+}
+
 class EvidenceCache {
  public:
-  // `pipeline`: the candidate's scheduled pipeline (for stage_times "auto").
-  agents::Evidence get(const Task& task, const agents::CandidateMsg& c, const RunResult& r,
-                       const sched::Pipeline& pipeline, const MachineInfo& machine,
-                       const OptimizeOptions& o) {
+  agents::Evidence get(const CompiledTask& task, const agents::CandidateMsg& c, const RunResult& r,
+                       const MachineInfo& machine, const OptimizeOptions& o) {
     auto it = cache_.find(c.key);
     if (it != cache_.end()) return it->second;
     agents::Evidence e = agents::evidence_from_result(r, c.threads);
@@ -34,11 +47,10 @@ class EvidenceCache {
       agents::ProfileOptions po;
       po.cxx = o.cxx;
       po.threads = c.threads;
-      po.stage_times =
-          o.stage_times == "on" || (o.stage_times == "auto" && top_level_stages(pipeline) >= 3);
+      po.stage_times = wants_stage_times(task, c, o.stage_times);
       po.stage_time_s = o.stage_time_s;
-      if (c.source.starts_with(kGeneratedHeader)) po.schedule = c.schedule;
-      auto p = agents::profile_candidate(task, c.source, r, machine, po);
+      if (c.generated) po.schedule = c.generated->schedule;
+      auto p = agents::profile_candidate(task.task, c.source, r, machine, po);
       if (p) {
         e.not_vectorized = p->tags.not_vectorized;
         e.faults_in_hot_path = e.faults_in_hot_path || p->tags.faults_in_hot_path;

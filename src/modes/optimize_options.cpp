@@ -10,6 +10,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"budget_time_s", budget_time_s},
           {"threads", threads},
           {"brain", brain},
+          {"sources", sources.string()},
           {"target", target},
           {"out_dir", out_dir.string()},
           {"cxx", cxx},
@@ -38,6 +39,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.budget_time_s = j.value("budget_time_s", o.budget_time_s);
     o.threads = j.value("threads", o.threads);
     o.brain = j.value("brain", o.brain);
+    o.sources = j.value("sources", std::string());
     o.target = j.value("target", o.target);
     o.out_dir = j.value("out_dir", std::string());
     o.cxx = j.value("cxx", o.cxx);

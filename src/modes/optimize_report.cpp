@@ -22,12 +22,15 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, cons
   s["reused_evaluations"] = r.reused;
   s["stop_reason"] = r.stop_reason;
   s["naive_median_s"] = naive_median_s;
+  s["first_candidate"] = r.first_label;
   const double best = r.best_result.timing ? r.best_result.timing->median_s : 0;
   s["best"] = {
       {"key", r.best.key},
-      {"recipe", r.best.recipe.to_string()},
-      {"recipe_steps", r.best.recipe.to_json()},
-      {"schedule", r.best.schedule},
+      {"kind", agents::source_kind_name(r.best.kind)},
+      {"origin", r.best.origin},
+      {"recipe", r.best.describe()},
+      {"recipe_steps", r.best.generated ? r.best.generated->recipe.to_json() : nlohmann::json()},
+      {"schedule", r.best.generated ? r.best.generated->schedule : ""},
       {"median_s", best},
       {"speedup_vs_naive", best > 0 ? naive_median_s / best : 0.0},
       {"roofline_fraction", r.best_result.roofline ? r.best_result.roofline->fraction : 0.0}};
@@ -79,10 +82,12 @@ std::string optimize_summary_text(const nlohmann::json& s) {
   if (s.contains("final_failures")) t += "\n";
   const auto& b = s["best"];
   const double vs_naive = b.value("speedup_vs_naive", 0.0);
+  const std::string first = s.value("first_candidate", "default schedule");
   t += fmt::format("\nbest: {}\n  {:.3f} ms median, {}, {:.0f}% of the roofline\n",
                    b.value("recipe", ""), 1e3 * b.value("median_s", 0.0),
-                   vs_naive > 0 ? fmt::format("{:.2f}x the naive schedule", vs_naive)
-                                : std::string("the naive schedule ran past the time limit"),
+                   vs_naive > 0
+                       ? fmt::format("{:.2f}x the first candidate ({})", vs_naive, first)
+                       : fmt::format("the first candidate ({}) ran past the time limit", first),
                    100 * b.value("roofline_fraction", 0.0));
   if (s.contains("final")) {
     const auto& f = s["final"];
@@ -115,8 +120,10 @@ Status write_optimize_outputs(const Task& task, const OptimizeResult& r) {
     return {};
   };
   KF_RETURN_IF_ERROR(write("best.cpp", r.best.source));
-  KF_RETURN_IF_ERROR(write(
-      "best.sched", "# " + task.name + ": " + r.best.recipe.to_string() + "\n" + r.best.schedule));
+  // The schedule of a generated best; written source has none.
+  if (r.best.generated)
+    KF_RETURN_IF_ERROR(write("best.sched", "# " + task.name + ": " + r.best.describe() + "\n" +
+                                               r.best.generated->schedule));
   KF_RETURN_IF_ERROR(write("summary.json", dump_json(r.summary, 2) + "\n"));
   return write("summary.txt", optimize_summary_text(r.summary));
 }

@@ -3,18 +3,21 @@
 namespace kf {
 
 std::string candidate_label(const agents::CandidateMsg& c) {
-  return c.recipe.steps.empty() ? "default schedule" : c.origin;
+  return c.generated && c.generated->recipe.steps.empty() ? "default schedule" : c.origin;
 }
 
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
                                     const std::string& strategy, const EvalOptions& options) {
   Store& store = *c_.store;
-  KF_RETURN_IF_ERROR(store.put_candidate(
-      {.key = c.key,
-       .source = c.source,
-       .schedule = c.schedule,
-       .knobs = c.recipe.to_json(),
-       .provenance = {{"origin", c.origin}, {"parent", c.parent}, {"brain", c_.brain}}}));
+  KF_RETURN_IF_ERROR(
+      store.put_candidate({.key = c.key,
+                           .source = c.source,
+                           .schedule = c.generated ? c.generated->schedule : "",
+                           .knobs = c.generated ? c.generated->recipe.to_json() : nlohmann::json(),
+                           .provenance = {{"kind", agents::source_kind_name(c.kind)},
+                                          {"origin", c.origin},
+                                          {"parent", c.parent},
+                                          {"brain", c_.brain}}}));
   // A final or confirming measurement is a measurement of its own, never the stored one again
   // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
   std::string label;
@@ -52,7 +55,8 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
                   .median_s = median,
                   .speedup = speedup,
                   .detail = {{"origin", c.origin},
-                             {"recipe", c.recipe.to_string()},
+                             {"kind", agents::source_kind_name(c.kind)},
+                             {"recipe", c.describe()},
                              {"message", r.message},
                              {"reused", !fresh},
                              {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};

@@ -24,6 +24,7 @@
 
 #include "store/sqlite_store.h"
 #include "support/fs.h"
+#include "support/kforge_process.h"
 #include "support/subprocess.h"
 #include "support/test_env.h"
 
@@ -39,10 +40,6 @@ constexpr int kBudget = 8;
 // "1" was not enough either: in cache, its second candidate measured 100% of the DRAM roofline.
 // Stopping on the budget or on the strategies makes the path long enough on any machine.
 constexpr const char* kStopAt = "100";
-
-std::string kforge_bin() {
-  return std::getenv("KFORGE_BIN");
-}
 
 fs::path temp_root() {
   static const fs::path root = [] {
@@ -65,18 +62,12 @@ fs::path at(const std::string& name) {
   return temp_root() / name;
 }
 
-// Runs `kforge ARGS...` to completion.
 ProcessResult kforge(std::vector<std::string> args, double timeout_s = 120) {
-  args.insert(args.begin(), kforge_bin());
-  auto r = run_process({.argv = args, .timeout_s = timeout_s});
-  KF_CHECK(r.has_value()) << r.error().message();
-  return *r;
+  return testing::run_kforge(std::move(args), timeout_s);
 }
 
-std::string describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         (r.timed_out ? " (timed out)" : "") + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::describe;
+using Child = testing::KforgeChild;
 
 nlohmann::json summary_of(const fs::path& out) {
   auto text = read_file(out / "summary.json");
@@ -128,57 +119,6 @@ std::vector<std::string> message_types(Store& store, const std::string& run) {
   for (const MessageRecord& r : *m) out.push_back(r.type);
   return out;
 }
-
-// A kforge process running in the background, killed (SIGKILL) when the object goes.
-class Child {
- public:
-  Child(std::vector<std::string> args, const fs::path& log) {
-    args.insert(args.begin(), kforge_bin());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string log_path = log.string();
-    pid_ = ::fork();
-    KF_CHECK(pid_ >= 0) << "fork failed";
-    if (pid_ == 0) {
-      const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid_ > 0) kill();
-  }
-
-  // True once the process has ended (it is reaped then).
-  bool ended() {
-    if (pid_ <= 0) return true;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
-    status_ = status;
-    pid_ = -1;
-    return true;
-  }
-  // SIGKILL and reap; returns the wait status.
-  int kill() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status_, 0);
-      pid_ = -1;
-    }
-    return status_;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int status_ = 0;
-};
 
 class OptimizeCli : public ::testing::Test {
  protected:

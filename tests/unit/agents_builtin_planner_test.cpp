@@ -65,15 +65,11 @@ struct Scenario {
 
   Plan plan(const Evidence& e, std::set<std::string> tried = {}, double stop_fraction = 0.85) {
     PlanInput in;
-    in.task = &task;
-    in.pipeline = &pipeline;
-    in.recipe = &recipe;
-    in.base = base ? &*base : nullptr;
     in.evidence = e;
     in.tried = std::move(tried);
     in.ctx = {.machine = machine, .threads = e.threads};
     in.stop_fraction = stop_fraction;
-    return BuiltinPlanner().plan(in);
+    return plan_over(in, pipeline, recipe, base ? &*base : nullptr);
   }
 
  private:

@@ -1,6 +1,6 @@
 // The built-in implementer, debugger, tester and autotuner in isolation
 // (agents/builtin/roles.cpp). Judged results are written by hand; the autotuner measures with a
-// fake MeasureFn whose time is a known function of the knobs.
+// fake RecipeMeasureFn whose time is a known function of the knobs.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -26,43 +26,45 @@ class Implementer : public ::testing::Test {
  protected:
   void SetUp() override {
     gemm_ = testing::task_at("bench/jaxbench/08_gemm");
-    base_ = testing::pipeline_of(gemm_);
+    compiled_.task = gemm_;
+    compiled_.base = testing::pipeline_of(compiled_.task);
   }
-  ImplementInput input(const CandidateMsg* best = nullptr, int threads = 1) {
-    ImplementInput in;
-    in.task = &gemm_;
-    in.base = &base_;
+  WorkContext input(const CandidateMsg* best = nullptr, int threads = 1) {
+    WorkContext in;
+    in.task = &compiled_;
     in.best = best;
     in.ctx = {.machine = nullptr, .threads = threads};
     in.compile.cxx = "g++";
     return in;
   }
   Task gemm_;
-  sched::Pipeline base_;
+  CompiledTask compiled_;
   BuiltinImplementer impl_;
 };
 
 TEST_F(Implementer, EmptyRecipeIsTheNaiveKernelWithAStableKey) {
-  auto a = impl_.realize({}, input(), "naive");
+  auto a = impl_.first(input());
   ASSERT_TRUE(a) << a.error().message();
   EXPECT_EQ(a->origin, "naive");
   EXPECT_EQ(a->parent, "");
-  EXPECT_TRUE(a->schedule.empty());
-  EXPECT_TRUE(a->recipe.steps.empty());
-  EXPECT_TRUE(a->skipped.empty());
+  EXPECT_EQ(a->kind, SourceKind::generated);
+  ASSERT_TRUE(a->generated.has_value());
+  EXPECT_TRUE(a->generated->schedule.empty());
+  EXPECT_TRUE(a->generated->recipe.steps.empty());
+  EXPECT_TRUE(a->generated->skipped.empty());
   EXPECT_EQ(a->threads, 1);
   auto naive = generate_kernel(gemm_, {}, {});
   ASSERT_TRUE(naive);
   EXPECT_EQ(a->source, *naive) << "the default schedule's kernel";
   EXPECT_EQ(a->key, candidate_key(a->source, input().compile));
-  auto b = impl_.realize({}, input(), "naive again");
+  auto b = generate({}, input(), "naive again");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->key, a->key) << "the same recipe is the same candidate";
   EXPECT_EQ(b->source, a->source);
 }
 
 TEST_F(Implementer, ImplementAppendsThePlansStepToTheBest) {
-  auto naive = impl_.realize({}, input(), "naive");
+  auto naive = generate({}, input(), "naive");
   ASSERT_TRUE(naive);
   Plan plan;
   plan.strategy = "register_block";
@@ -71,10 +73,11 @@ TEST_F(Implementer, ImplementAppendsThePlansStepToTheBest) {
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_EQ(c->origin, "builtin:register_block");
   EXPECT_EQ(c->parent, naive->key);
-  ASSERT_EQ(c->recipe.steps.size(), 1u);
-  EXPECT_EQ(c->recipe.steps[0].strategy, "register_block");
-  EXPECT_EQ(c->recipe.steps[0].knobs.at("mr"), 4);
-  EXPECT_NE(c->schedule.find("split C.i i.o i.i 4"), std::string::npos) << c->schedule;
+  ASSERT_EQ(c->generated->recipe.steps.size(), 1u);
+  EXPECT_EQ(c->generated->recipe.steps[0].strategy, "register_block");
+  EXPECT_EQ(c->generated->recipe.steps[0].knobs.at("mr"), 4);
+  EXPECT_NE(c->generated->schedule.find("split C.i i.o i.i 4"), std::string::npos)
+      << c->generated->schedule;
   EXPECT_NE(c->key, naive->key);
 
   plan.strategy = "pack_operand";
@@ -82,11 +85,14 @@ TEST_F(Implementer, ImplementAppendsThePlansStepToTheBest) {
   auto d = impl_.implement(plan, input(&*c));
   ASSERT_TRUE(d) << d.error().message();
   EXPECT_EQ(d->parent, c->key);
-  ASSERT_EQ(d->recipe.steps.size(), 2u);
-  EXPECT_EQ(d->recipe.steps[0].knobs.at("mr"), 4) << "the best's steps are kept as they are";
-  EXPECT_EQ(d->recipe.steps[1].strategy, "pack_operand");
-  EXPECT_TRUE(d->schedule.starts_with(c->schedule)) << "a recipe replays its prefix first";
-  EXPECT_NE(d->schedule.find("cache_read B C_acc B_pk"), std::string::npos) << d->schedule;
+  ASSERT_EQ(d->generated->recipe.steps.size(), 2u);
+  EXPECT_EQ(d->generated->recipe.steps[0].knobs.at("mr"), 4)
+      << "the best's steps are kept as they are";
+  EXPECT_EQ(d->generated->recipe.steps[1].strategy, "pack_operand");
+  EXPECT_TRUE(d->generated->schedule.starts_with(c->generated->schedule))
+      << "a recipe replays its prefix first";
+  EXPECT_NE(d->generated->schedule.find("cache_read B C_acc B_pk"), std::string::npos)
+      << d->generated->schedule;
 }
 
 TEST_F(Implementer, WithoutABestItStartsFromTheDefaultSchedule) {
@@ -95,7 +101,7 @@ TEST_F(Implementer, WithoutABestItStartsFromTheDefaultSchedule) {
   auto c = impl_.implement(plan, input());
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_EQ(c->parent, "");
-  EXPECT_EQ(c->schedule, "reorder C i k j\n");
+  EXPECT_EQ(c->generated->schedule, "reorder C i k j\n");
 }
 
 TEST_F(Implementer, AStrategyWithNothingToDoFailsWithAMessage) {
@@ -123,26 +129,57 @@ TEST_F(Implementer, UnknownStrategyFails) {
   plan.strategy = "warp_speed";
   auto c = impl_.implement(plan, input());
   ASSERT_FALSE(c);
-  EXPECT_EQ(c.error().message(), "recipe: unknown strategy 'warp_speed'");
+  EXPECT_EQ(c.error().message(), "unknown strategy 'warp_speed'");
+  Plan text;
+  text.text = "write a tiled kernel";
+  auto t = impl_.implement(text, input());
+  ASSERT_FALSE(t) << "free text is for brains that write source";
+  EXPECT_NE(t.error().message().find("names none"), std::string::npos) << t.error().message();
+}
+
+TEST_F(Implementer, WithoutATeSpecItSaysSo) {
+  CompiledTask bare;
+  bare.task = gemm_;
+  bare.task.te_spec.clear();
+  WorkContext in = input();
+  in.task = &bare;
+  auto c = impl_.first(in);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message().find("has none"), std::string::npos) << c.error().message();
+}
+
+TEST_F(Implementer, WrittenBestIsExtendedFromTheDefaultSchedule) {
+  // A best the built-in brain did not generate (a mixed team) has no recipe: the plan's step is
+  // applied to the default schedule.
+  CandidateMsg written;
+  written.key = "w";
+  written.kind = SourceKind::written;
+  written.source = "// by hand\n";
+  Plan plan;
+  plan.strategy = "register_block";
+  auto c = impl_.implement(plan, input(&written));
+  ASSERT_TRUE(c) << c.error().message();
+  ASSERT_EQ(c->generated->recipe.steps.size(), 1u);
+  EXPECT_EQ(c->parent, "w");
 }
 
 TEST_F(Implementer, ThreadCountKnobSetsTheCandidatesThreads) {
   Recipe r;
-  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "as requested";
+  EXPECT_EQ(generate(r, input(nullptr, 4), "x")->threads, 4) << "as requested";
   r.steps.push_back({"thread_count", {{"threads", 2}}});
-  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 2);
+  EXPECT_EQ(generate(r, input(nullptr, 4), "x")->threads, 2);
   r.steps[0].knobs["threads"] = 8;
-  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "never more than requested";
+  EXPECT_EQ(generate(r, input(nullptr, 4), "x")->threads, 4) << "never more than requested";
   r.steps[0].knobs["threads"] = 0;
-  EXPECT_EQ(impl_.realize(r, input(nullptr, 4), "x")->threads, 4) << "0: as requested";
+  EXPECT_EQ(generate(r, input(nullptr, 4), "x")->threads, 4) << "0: as requested";
 }
 
 TEST_F(Implementer, PipelineOfReplaysARecipe) {
-  auto p = pipeline_of(base_, recipe_of({"register_block", "pack_operand"}), {});
+  auto p = pipeline_of(*compiled_.base, recipe_of({"register_block", "pack_operand"}), {});
   ASSERT_TRUE(p) << p.error().message();
   EXPECT_GE(p->find("C_acc"), 0);
   EXPECT_GE(p->find("B_pk"), 0);
-  auto bad = pipeline_of(base_, recipe_of({"im2col_gemm"}), {});
+  auto bad = pipeline_of(*compiled_.base, recipe_of({"im2col_gemm"}), {});
   EXPECT_FALSE(bad) << "a strategy with no mechanical form";
 }
 
@@ -150,28 +187,30 @@ TEST_F(Implementer, PipelineOfReplaysARecipe) {
 // the rewritten stages; a step left with nothing to do there (13's rfactor of the row max and of
 // the normalizer sum, both gone) is dropped.
 TEST(ImplementerRewrite, GoesAheadOfTheLoopSchedulingAndDropsStepsLeftIdle) {
-  Task task = testing::task_at("bench/jaxbench/13_cross_entropy");
-  sched::Pipeline base = testing::pipeline_of(task);
+  CompiledTask task;
+  task.task = testing::task_at("bench/jaxbench/13_cross_entropy");
+  task.base = testing::pipeline_of(task.task);
   BuiltinImplementer impl;
-  ImplementInput in;
+  WorkContext in;
   in.task = &task;
-  in.base = &base;
   in.ctx = {.machine = nullptr, .threads = 1};
   in.compile.cxx = "g++";
-  auto best = impl.realize(recipe_of({"register_block", "rfactor_reduction"}), in, "best");
+  auto best = generate(recipe_of({"register_block", "rfactor_reduction"}), in, "best");
   ASSERT_TRUE(best) << best.error().message();
   in.best = &*best;
   Plan plan;
   plan.strategy = "online_softmax";
   auto c = impl.implement(plan, in);
   ASSERT_TRUE(c) << c.error().message();
-  ASSERT_EQ(c->recipe.steps.size(), 2u) << c->recipe.to_string();
-  EXPECT_EQ(c->recipe.steps[0].strategy, "online_softmax");
-  EXPECT_EQ(c->recipe.steps[1].strategy, "register_block");
-  EXPECT_TRUE(c->schedule.starts_with("online_softmax m\nvectorize_reductions m\n")) << c->schedule;
-  EXPECT_NE(c->schedule.find("cache_write lg lg_acc"), std::string::npos) << c->schedule;
-  EXPECT_EQ(c->schedule.find("loss_r"), std::string::npos) << "the normalizer is gone";
-  EXPECT_EQ(testing::judge(task, c->source), "ok");
+  ASSERT_EQ(c->generated->recipe.steps.size(), 2u) << c->generated->recipe.to_string();
+  EXPECT_EQ(c->generated->recipe.steps[0].strategy, "online_softmax");
+  EXPECT_EQ(c->generated->recipe.steps[1].strategy, "register_block");
+  EXPECT_TRUE(c->generated->schedule.starts_with("online_softmax m\nvectorize_reductions m\n"))
+      << c->generated->schedule;
+  EXPECT_NE(c->generated->schedule.find("cache_write lg lg_acc"), std::string::npos)
+      << c->generated->schedule;
+  EXPECT_EQ(c->generated->schedule.find("loss_r"), std::string::npos) << "the normalizer is gone";
+  EXPECT_EQ(testing::judge(task.task, c->source), "ok");
 }
 
 // ---- Debugger -----------------------------------------------------------------------------
@@ -180,9 +219,22 @@ CandidateMsg generated_candidate() {
   CandidateMsg c;
   c.key = "k";
   c.source = "// generated\n";
-  c.schedule = "reorder C i k j\n";
-  c.recipe = recipe_of({"reorder_unit_stride"});
+  c.kind = SourceKind::generated;
+  c.generated = Generation{
+      .schedule = "reorder C i k j\n", .recipe = recipe_of({"reorder_unit_stride"}), .skipped = {}};
   return c;
+}
+
+// The debugger's view of the task it repairs for: rmsnorm, where a row reduction's steps apply.
+const WorkContext& rmsnorm_work() {
+  static const CompiledTask task = [] {
+    CompiledTask t;
+    t.task = testing::task_at("bench/jaxbench/12_rmsnorm");
+    t.base = testing::pipeline_of(t.task);
+    return t;
+  }();
+  static const WorkContext in{.task = &task, .best = nullptr, .ctx = {}, .compile = {}};
+  return in;
 }
 
 TEST(BuiltinDebugger, CompileErrorInGeneratedCodeIsAKforgeBug) {
@@ -192,7 +244,7 @@ TEST(BuiltinDebugger, CompileErrorInGeneratedCodeIsAKforgeBug) {
   r.diagnostics = {"cand.cpp:3:5: error: expected ';'"};
   r.compile.diagnostics = {{"cand.cpp", 3, 5, "error", "expected ';' before '}' token"},
                            {"cand.cpp", 1, 1, "warning", "unused parameter"}};
-  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "compile");
   EXPECT_TRUE(d.diagnostics.kforge_bug);
   EXPECT_EQ(d.diagnostics.message, "does not compile");
@@ -207,7 +259,7 @@ TEST(BuiltinDebugger, WrongAnswerListsTheFailingChecks) {
   r.verdict = Verdict::wrong_answer;
   r.checks = {{.shape = "M=1 N=1 K=1", .passed = true},
               {.shape = "M=17 N=33 K=7", .passed = false, .detail = "rel_l2 0.3 > 1e-5"}};
-  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "test");
   EXPECT_TRUE(d.diagnostics.kforge_bug);
   EXPECT_EQ(d.diagnostics.details, std::vector<std::string>{"M=17 N=33 K=7: rel_l2 0.3 > 1e-5"});
@@ -216,7 +268,7 @@ TEST(BuiltinDebugger, WrongAnswerListsTheFailingChecks) {
 TEST(BuiltinDebugger, OkIsPhaseNone) {
   RunResult r;
   r.verdict = Verdict::ok;
-  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "none");
   EXPECT_FALSE(d.diagnostics.kforge_bug);
   EXPECT_FALSE(d.repaired.has_value());
@@ -227,43 +279,48 @@ TEST(BuiltinDebugger, HandWrittenCodeThatFailsIsNotAKforgeBug) {
   c.source = "int main() { return }\n";
   RunResult r;
   r.verdict = Verdict::compile_error;
-  DebugOutcome d = BuiltinDebugger().debug(c, r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(c, r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "compile");
   EXPECT_FALSE(d.diagnostics.kforge_bug);
 }
 
 TEST(BuiltinDebugger, TimeoutWithTunedKnobsRetriesWithDefaults) {
   CandidateMsg c = generated_candidate();
-  c.recipe = recipe_of({"rfactor_reduction", "unroll_inner"});
-  c.recipe.steps[1].knobs["unroll"] = 8;
+  c.origin = "builtin:unroll_inner";
+  c.generated->recipe = recipe_of({"vectorize_inner", "unroll_inner"});
+  c.generated->recipe.steps[1].knobs["unroll"] = 8;
   RunResult r;
   r.verdict = Verdict::timeout;
   r.message = "ran past 2 s";
-  DebugOutcome d = BuiltinDebugger().debug(c, r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(c, r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "run");
   EXPECT_FALSE(d.diagnostics.kforge_bug) << "slow is not wrong";
   ASSERT_TRUE(d.repaired.has_value());
-  ASSERT_EQ(d.repaired->steps.size(), 2u);
-  EXPECT_EQ(d.repaired->steps[0].knobs, c.recipe.steps[0].knobs);
-  EXPECT_EQ(d.repaired->steps[1].knobs, find_strategy("unroll_inner")->default_knobs());
+  EXPECT_EQ(d.repaired->kind, SourceKind::generated);
+  EXPECT_EQ(d.repaired->origin, "debugger:unroll_inner");
+  const Recipe& fixed = d.repaired->generated->recipe;
+  ASSERT_EQ(fixed.steps.size(), 2u);
+  EXPECT_EQ(fixed.steps[0].knobs, c.generated->recipe.steps[0].knobs);
+  EXPECT_EQ(fixed.steps[1].knobs, find_strategy("unroll_inner")->default_knobs());
+  EXPECT_EQ(d.repaired->source.find("// generated"), std::string::npos) << "generated anew";
   // Only once, and only when the knobs were not the defaults already.
-  EXPECT_FALSE(BuiltinDebugger().debug(c, r, 2).repaired.has_value());
+  EXPECT_FALSE(BuiltinDebugger().debug(c, r, 2, rmsnorm_work()).repaired.has_value());
   CandidateMsg defaults = c;
-  defaults.recipe = *d.repaired;
-  EXPECT_FALSE(BuiltinDebugger().debug(defaults, r, 1).repaired.has_value());
+  defaults.generated->recipe = fixed;
+  EXPECT_FALSE(BuiltinDebugger().debug(defaults, r, 1, rmsnorm_work()).repaired.has_value());
 }
 
 TEST(BuiltinDebugger, CrashOfGeneratedCodeIsAKforgeBugButNotRepaired) {
   RunResult r;
   r.verdict = Verdict::crash;
   r.message = "SIGSEGV";
-  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+  DebugOutcome d = BuiltinDebugger().debug(generated_candidate(), r, 1, rmsnorm_work());
   EXPECT_EQ(d.diagnostics.phase, "run");
   EXPECT_TRUE(d.diagnostics.kforge_bug);
   EXPECT_FALSE(d.repaired.has_value());
   for (Verdict v : {Verdict::memory_limit, Verdict::forbidden, Verdict::suspicious}) {
     r.verdict = v;
-    d = BuiltinDebugger().debug(generated_candidate(), r, 1);
+    d = BuiltinDebugger().debug(generated_candidate(), r, 1, rmsnorm_work());
     EXPECT_EQ(d.diagnostics.phase, "run") << verdict_name(v);
     EXPECT_FALSE(d.diagnostics.kforge_bug) << verdict_name(v);
   }
@@ -334,7 +391,7 @@ struct FakeMeasure {
     return cost_mr.at(std::to_string(k.at("mr"))) * cost_nr.at(std::to_string(k.at("nr"))) *
            cost_lanes.at(std::to_string(k.at("lanes")));
   }
-  MeasureFn fn() {
+  RecipeMeasureFn fn() {
     return [this](const Recipe& r, const std::string& origin) -> std::optional<double> {
       measured.push_back(r.to_string());
       origins.push_back(origin);
@@ -346,8 +403,7 @@ struct FakeMeasure {
 TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});  // mr=6 nr=32 lanes=16
-  Recipe best =
-      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block(lanes=8,mr=8,nr=48)");
   EXPECT_DOUBLE_EQ(m.time_of(best), 1.0);
   EXPECT_LE(m.measured.size(), 20u);
@@ -363,13 +419,13 @@ TEST(BuiltinAutotuner, AWiderTileGivesUpRowsToFitTheRegisterFile) {
   Recipe start = recipe_of({"register_block_epilogue"});
   start.steps[0].knobs = {{"mr", 8}, {"nr", 32}, {"lanes", 16}};
   std::vector<std::string> origins, measured;
-  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
     origins.push_back(origin);
     measured.push_back(r.to_string());
     const Knobs& k = r.steps[0].knobs;
     return k.at("mr") == 6 && k.at("nr") == 64 ? 1.0 : 2.0;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, 2.0, fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block_epilogue(lanes=16,mr=6,nr=64)");
   EXPECT_NE(
       std::find(origins.begin(), origins.end(), "autotune:register_block_epilogue.nr=64,mr=6"),
@@ -387,7 +443,7 @@ TEST(BuiltinAutotuner, OnAnAvx2TargetTilesFitSixteenRegisters) {
   Recipe start = recipe_of({"register_block"});
   start.steps[0].knobs = {{"mr", 4}, {"nr", 16}, {"lanes", 16}};
   std::vector<std::string> measured;
-  MeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
     measured.push_back(r.to_string());
     const Knobs& k = r.steps[0].knobs;
     const int64_t regs = k.at("nr") / 8;
@@ -397,7 +453,7 @@ TEST(BuiltinAutotuner, OnAnAvx2TargetTilesFitSixteenRegisters) {
   MachineInfo m;
   m.isa = {"avx2", "fma"};
   const Target avx2 = target_for(m);
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {&m, 1, &avx2});
+  Recipe best = tune_recipe(start, 2.0, fn, 20, TuneScope::newest_step, {&m, 1, &avx2});
   EXPECT_FALSE(measured.empty());
   const Knobs& k = best.steps[0].knobs;
   EXPECT_LE(k.at("mr") * (k.at("nr") / 8) + k.at("nr") / 8 + 1, 16) << best.to_string();
@@ -411,8 +467,7 @@ TEST(BuiltinAutotuner, OnAnAvx2TargetTilesFitSixteenRegisters) {
     const Knobs& kk = r.steps[0].knobs;
     return 2.0 - 0.01 * static_cast<double>(kk.at("mr") * kk.at("nr"));
   };
-  Recipe wider =
-      BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {&wide, 1, &avx512});
+  Recipe wider = tune_recipe(start, 2.0, fn, 20, TuneScope::newest_step, {&wide, 1, &avx512});
   const Knobs& w = wider.steps[0].knobs;
   EXPECT_GT(w.at("mr") * (w.at("nr") / 8) + w.at("nr") / 8 + 1, 16) << wider.to_string();
 }
@@ -423,13 +478,13 @@ TEST(BuiltinAutotuner, ANarrowerTileTakesTheRowsItFrees) {
   Recipe start = recipe_of({"register_block"});
   start.steps[0].knobs = {{"mr", 6}, {"nr", 64}, {"lanes", 16}};
   std::vector<std::string> origins, measured;
-  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
     origins.push_back(origin);
     measured.push_back(r.to_string());
     const Knobs& k = r.steps[0].knobs;
     return k.at("mr") == 12 && k.at("nr") == 32 ? 1.0 : 2.0;  // (6 x 32 only as an mr trial)
   };
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 20, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, 2.0, fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "register_block(lanes=16,mr=12,nr=32)");
   auto tried = [&](const std::string& o) {
     return std::find(origins.begin(), origins.end(), o) != origins.end();
@@ -445,8 +500,7 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
   const Recipe start = recipe_of({"register_block"});
   for (int budget = 0; budget <= 12; ++budget) {
     FakeMeasure m;
-    Recipe best = BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), budget,
-                                          TuneScope::newest_step, {});
+    Recipe best = tune_recipe(start, m.time_of(start), m.fn(), budget, TuneScope::newest_step, {});
     EXPECT_LE(m.measured.size(), static_cast<size_t>(budget)) << "budget " << budget;
     EXPECT_LE(m.time_of(best), m.time_of(start)) << "never worse than the start";
     if (budget == 0) {
@@ -458,7 +512,7 @@ TEST(BuiltinAutotuner, NeverExceedsTheBudget) {
 TEST(BuiltinAutotuner, NeverMeasuresARecipeTwiceNorTheStart) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});
-  BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 100, TuneScope::newest_step, {});
+  tune_recipe(start, m.time_of(start), m.fn(), 100, TuneScope::newest_step, {});
   std::set<std::string> unique(m.measured.begin(), m.measured.end());
   EXPECT_EQ(unique.size(), m.measured.size()) << "a recipe measured twice wastes the budget";
   EXPECT_EQ(unique.count(start.to_string()), 0u) << "the start was measured already";
@@ -472,8 +526,7 @@ TEST(BuiltinAutotuner, KeepsChangesWithinTheNoiseMarginOut) {
   m.cost_nr = {{"16", 1.0}, {"32", 1.0}, {"48", 1.0}, {"64", 1.0}};
   m.cost_lanes = {{"8", 1.0}, {"16", 1.0}};
   const Recipe start = recipe_of({"register_block"});
-  Recipe best =
-      BuiltinAutotuner().tune(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), start.to_string());
 }
 
@@ -481,13 +534,12 @@ TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
   FakeMeasure m;
   const Recipe start = recipe_of({"register_block"});
   int calls = 0;
-  MeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe& r, const std::string&) -> std::optional<double> {
     ++calls;
     if (r.steps[0].knobs.at("mr") == 8) return std::nullopt;  // e.g. does not compile
     return m.time_of(r);
   };
-  Recipe best =
-      BuiltinAutotuner().tune(start, m.time_of(start), fn, 20, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, m.time_of(start), fn, 20, TuneScope::newest_step, {});
   EXPECT_EQ(best.steps[0].knobs.at("mr"), 6) << "mr=8 failed; 4 is slower than 6";
   EXPECT_EQ(best.steps[0].knobs.at("nr"), 48);
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
@@ -499,13 +551,13 @@ TEST(BuiltinAutotuner, FailedVariantsAreSkipped) {
 TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});  // lanes 16, unroll 4
   std::vector<std::string> origins;
-  MeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
     origins.push_back(origin);
     const double lanes = r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
     const double unroll = r.steps[1].knobs.at("unroll") == 2 ? 1.0 : 2.0;
     return lanes * unroll;
   };
-  Recipe best = BuiltinAutotuner().tune(start, 4.0, fn, 10, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, 4.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), "rfactor_reduction(lanes=8) + unroll_inner(unroll=2)");
   ASSERT_GE(origins.size(), 3u);
   EXPECT_EQ(origins[0], "autotune:unroll_inner.unroll=2");
@@ -515,7 +567,7 @@ TEST(BuiltinAutotuner, TunesEveryStepsKnobsNewestFirst) {
 
 // Times for rfactor_reduction + unroll_inner where only the first step's lanes=8 pays off;
 // records the origin of every measurement.
-MeasureFn only_rfactor_lanes_pay_off(std::vector<std::string>& origins) {
+RecipeMeasureFn only_rfactor_lanes_pay_off(std::vector<std::string>& origins) {
   return [&origins](const Recipe& r, const std::string& origin) -> std::optional<double> {
     origins.push_back(origin);
     return r.steps[0].knobs.at("lanes") == 8 ? 1.0 : 2.0;
@@ -527,8 +579,8 @@ TEST(BuiltinAutotuner, EarlierStepsAreLeftAloneWhenTheNewestNeedsNoTuning) {
   // the balance between the steps did not change, so the earlier step is not swept again.
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
-  MeasureFn fn = only_rfactor_lanes_pay_off(origins);
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::newest_step, {});
+  RecipeMeasureFn fn = only_rfactor_lanes_pay_off(origins);
+  Recipe best = tune_recipe(start, 2.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(best.to_string(), start.to_string());
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:unroll_inner.unroll=2",
                                                "autotune:unroll_inner.unroll=8"}));
@@ -539,8 +591,8 @@ TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
   // step's knobs, the first step first, each once, and the earlier step's better value is kept.
   Recipe start = recipe_of({"rfactor_reduction", "unroll_inner"});
   std::vector<std::string> origins;
-  MeasureFn fn = only_rfactor_lanes_pay_off(origins);
-  Recipe best = BuiltinAutotuner().tune(start, 2.0, fn, 10, TuneScope::whole_recipe, {});
+  RecipeMeasureFn fn = only_rfactor_lanes_pay_off(origins);
+  Recipe best = tune_recipe(start, 2.0, fn, 10, TuneScope::whole_recipe, {});
   EXPECT_EQ(best.steps[0].knobs.at("lanes"), 8);
   EXPECT_EQ(best.steps[1].knobs.at("unroll"), 4);
   EXPECT_EQ(origins, (std::vector<std::string>{"autotune:rfactor_reduction.lanes=8",
@@ -548,18 +600,18 @@ TEST(BuiltinAutotuner, TheWholeRecipeIsSweptOnceWhenAsked) {
                                                "autotune:unroll_inner.unroll=8"}));
   // Within its budget.
   origins.clear();
-  BuiltinAutotuner().tune(start, 2.0, fn, 2, TuneScope::whole_recipe, {});
+  tune_recipe(start, 2.0, fn, 2, TuneScope::whole_recipe, {});
   EXPECT_EQ(origins.size(), 2u);
 }
 
 TEST(BuiltinAutotuner, RecipesWithoutKnobsAreLeftAlone) {
   int calls = 0;
-  MeasureFn fn = [&](const Recipe&, const std::string&) -> std::optional<double> {
+  RecipeMeasureFn fn = [&](const Recipe&, const std::string&) -> std::optional<double> {
     ++calls;
     return 1.0;
   };
   Recipe start = recipe_of({"inline_elementwise", "parallel_outer"});
-  Recipe best = BuiltinAutotuner().tune(start, 1.0, fn, 10, TuneScope::newest_step, {});
+  Recipe best = tune_recipe(start, 1.0, fn, 10, TuneScope::newest_step, {});
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(best.to_string(), start.to_string());
 }

@@ -31,25 +31,54 @@ TEST(Messages, CandidateJsonLeavesTheSourceOutUnlessAsked) {
   CandidateMsg c;
   c.key = "abc";
   c.source = "void f() {}\n";
-  c.schedule = "reorder C i k j\n";
-  c.recipe.steps.push_back({"reorder_unit_stride", {}});
+  c.kind = SourceKind::generated;
+  c.generated =
+      Generation{.schedule = "reorder C i k j\n", .recipe = {}, .skipped = {"x on y: no"}};
+  c.generated->recipe.steps.push_back({"reorder_unit_stride", {}});
   c.parent = "p";
   c.origin = "builtin:reorder_unit_stride";
   c.threads = 2;
-  c.skipped = {"x on y: no"};
   nlohmann::json j = c.to_json();
   EXPECT_FALSE(j.contains("source"));
   EXPECT_EQ(j["key"], "abc");
-  EXPECT_EQ(j["schedule"], c.schedule);
-  EXPECT_EQ(j["recipe"], c.recipe.to_json());
+  EXPECT_EQ(j["kind"], "generated");
+  EXPECT_EQ(j["generated"]["schedule"], c.generated->schedule);
+  EXPECT_EQ(j["generated"]["recipe"], c.generated->recipe.to_json());
+  EXPECT_EQ(j["generated"]["skipped"][0], "x on y: no");
   EXPECT_EQ(j["parent"], "p");
   EXPECT_EQ(j["origin"], c.origin);
   EXPECT_EQ(j["threads"], 2);
-  EXPECT_EQ(j["skipped"][0], "x on y: no");
   EXPECT_EQ(c.to_json(true)["source"], c.source);
-  auto back = Recipe::from_json(j["recipe"]);
+  auto back = Recipe::from_json(j["generated"]["recipe"]);
   ASSERT_TRUE(back);
-  EXPECT_EQ(back->to_string(), c.recipe.to_string());
+  EXPECT_EQ(back->to_string(), c.generated->recipe.to_string());
+  EXPECT_EQ(c.describe(), "reorder_unit_stride()");
+}
+
+// Written source carries no generation: nothing in its message pretends it has a schedule.
+TEST(Messages, WrittenCandidateHasNoGeneration) {
+  CandidateMsg c;
+  c.key = "w";
+  c.source = "void f() {}\n";
+  c.kind = SourceKind::written;
+  c.origin = "files:tiled.cpp";
+  nlohmann::json j = c.to_json();
+  EXPECT_EQ(j["kind"], "written");
+  EXPECT_FALSE(j.contains("generated"));
+  EXPECT_EQ(c.describe(), "files:tiled.cpp");
+  for (SourceKind k :
+       {SourceKind::generated, SourceKind::written, SourceKind::edited, SourceKind::imported})
+    EXPECT_EQ(parse_source_kind(source_kind_name(k)), k);
+  EXPECT_FALSE(parse_source_kind("handmade").has_value());
+}
+
+TEST(Messages, FreeTextPlanIsNamedByItsText) {
+  Plan p;
+  p.text = "tile the rows by 64 and keep w in L1";
+  EXPECT_EQ(p.id(), p.text);
+  EXPECT_EQ(p.to_json()["text"], p.text);
+  p.strategy = "tile_2d";
+  EXPECT_EQ(p.id(), "tile_2d");
 }
 
 TEST(Messages, DiagnosticsAndTestReportJson) {

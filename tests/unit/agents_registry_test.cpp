@@ -1,15 +1,19 @@
 // The registry of brains and the planner's evidence from a judged result (agents/registry.cpp).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "agents/roles.h"
 
 namespace kf::agents {
 namespace {
 
-TEST(BrainRegistry, BuiltinHasEveryRole) {
-  EXPECT_EQ(brain_names(), std::vector<std::string>{"builtin"});
+TEST(BrainRegistry, EveryBrainHasEveryRole) {
+  EXPECT_EQ(brain_names(), (std::vector<std::string>{"builtin", "files"}));
+  const std::filesystem::path sources = ::testing::TempDir() + "/registry_sources";
+  std::filesystem::create_directories(sources);
   for (const std::string& name : brain_names()) {
-    auto b = make_brain(name);
+    auto b = make_brain(name, {.sources = sources});
     ASSERT_TRUE(b) << b.error().message();
     EXPECT_EQ(b->name, name);
     EXPECT_NE(b->planner, nullptr);
@@ -56,6 +60,35 @@ TEST(BrainRegistry, ABadTeamSaysWhatIsWrong) {
   EXPECT_NE(message("planner=").find("unknown brain ''"), std::string::npos);
   EXPECT_LT(message(std::string(100000, 'x') + "=builtin").size(), 300u)
       << "a long role is quoted shortly";
+}
+
+TEST(BrainRegistry, WhatNeedsATeSpecIsSaidPerRole) {
+  const std::filesystem::path sources = ::testing::TempDir() + "/registry_sources";
+  std::filesystem::create_directories(sources);
+  auto builtin = make_brain("builtin");
+  ASSERT_TRUE(builtin);
+  EXPECT_EQ(roles_needing_te_spec(*builtin),
+            (std::vector<std::string>{"planner (builtin)", "implementer (builtin)"}));
+  auto files = make_brain("files", {.sources = sources});
+  ASSERT_TRUE(files) << files.error().message();
+  EXPECT_TRUE(roles_needing_te_spec(*files).empty());
+  auto mixed = make_brain("planner=builtin,implementer=files", {.sources = sources});
+  ASSERT_TRUE(mixed) << mixed.error().message();
+  EXPECT_EQ(mixed->name,
+            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,"
+            "autotuner=builtin");
+  EXPECT_EQ(roles_needing_te_spec(*mixed), std::vector<std::string>{"planner (builtin)"});
+}
+
+TEST(BrainRegistry, ABrainsOptionsAreChecked) {
+  auto none = make_brain("files");
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message().find("--sources"), std::string::npos) << none.error().message();
+  auto missing = make_brain("implementer=files", {.sources = "/no/such/folder"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("not a folder"), std::string::npos)
+      << missing.error().message();
+  EXPECT_NE(brain_summaries().find("files"), std::string::npos);
 }
 
 TEST(BrainRegistry, UnknownBrainNamesTheKnownOnes) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/builtin/brain.h"
 #include "agents/strategy.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
@@ -280,7 +281,7 @@ TEST_F(OptimizeLoop, OutputsAreWritten) {
   auto txt = read_file(r.out_dir / "summary.txt");
   ASSERT_TRUE(txt);
   EXPECT_TRUE(txt->starts_with("kforge optimize: run " + r.run_id + " on f64_layernorm")) << *txt;
-  EXPECT_NE(txt->find("best: " + r.best.recipe.to_string()), std::string::npos) << *txt;
+  EXPECT_NE(txt->find("best: " + r.best.describe()), std::string::npos) << *txt;
 }
 
 TEST_F(OptimizeLoop, ProgressHasALinePerEvaluation) {
@@ -417,7 +418,8 @@ TEST_F(OptimizeLoop, SimulationWithASmallerBudgetIsAPrefix) {
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->evaluations, 1);
   EXPECT_EQ(r->stop_reason, "evaluation budget spent");
-  EXPECT_TRUE(r->best.recipe.steps.empty()) << "only the naive candidate was judged";
+  EXPECT_TRUE(agents::builtin::recipe_of(&r->best).steps.empty())
+      << "only the naive candidate was judged";
   const std::vector<Step> steps = steps_of(s, r->run_id);
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0], real[0]);
@@ -445,7 +447,7 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
             1);
   // Every other value of every knob of the best recipe, up to twice the tuning budget.
   int others = 0;
-  for (const auto& step : r->best.recipe.steps)
+  for (const auto& step : agents::builtin::recipe_of(&r->best).steps)
     for (const auto& k : agents::find_strategy(step.strategy)->knobs)
       others += static_cast<int>(k.values.size()) - 1;
   const std::vector<Step> steps = steps_of(s, r->run_id);
@@ -457,7 +459,8 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   // The sweep never measures a recipe twice: a value the tuning after an accepted step measured
   // already is skipped. Whatever the sweep leaves out, the run tuned before, on the best's steps.
   std::set<std::string> best_steps;
-  for (const auto& step : r->best.recipe.steps) best_steps.insert(step.strategy);
+  for (const auto& step : agents::builtin::recipe_of(&r->best).steps)
+    best_steps.insert(step.strategy);
   int tuned_before = 0;
   for (size_t i = 0; i + trailing < steps.size(); ++i) {
     if (steps[i].kind != "tune") continue;
@@ -500,10 +503,12 @@ TEST_F(OptimizeLoop, ANaiveScheduleTooSlowToTimeDoesNotStopTheRun) {
   const std::vector<Step> steps = steps_of(s, r->run_id);
   ASSERT_GE(steps.size(), 2u);
   EXPECT_EQ(steps[0].verdict, "timeout");
-  EXPECT_FALSE(r->best.recipe.steps.empty()) << "a planned candidate became the best";
+  EXPECT_FALSE(agents::builtin::recipe_of(&r->best).steps.empty())
+      << "a planned candidate became the best";
   EXPECT_EQ(r->best_result.verdict, Verdict::ok);
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("the default schedule ran past the time limit") != std::string::npos;
+    return l.find("the first candidate (default schedule) ran past the time limit") !=
+           std::string::npos;
   }));
 }
 
@@ -636,8 +641,7 @@ TEST_F(OptimizeLoop, ABestThatFailsTheFinalRunGivesWayToTheNextFastest) {
   }));
   auto written = read_file(r->out_dir / "best.sched");
   ASSERT_TRUE(written);
-  EXPECT_NE(written->find(r->best.recipe.to_string()), std::string::npos)
-      << "the replacement is written";
+  EXPECT_NE(written->find(r->best.describe()), std::string::npos) << "the replacement is written";
   // Two final runs, one per candidate, each in the store once.
   const std::vector<Step> steps = steps_of(s1, r->run_id);
   EXPECT_EQ(
@@ -669,7 +673,7 @@ TEST_F(OptimizeLoop, ANearMissIsDecidedByOneRunSideBySideWithTheBest) {
                           }),
             1)
       << "one paired run, not the best and the candidate one after the other";
-  EXPECT_TRUE(none.best.recipe.steps.empty());
+  EXPECT_TRUE(agents::builtin::recipe_of(&none.best).steps.empty());
   const std::string label = "confirm:" + std::to_string(confirm - steps.begin() + 1);
 
   // The pair puts it 5% ahead: kept. 1% ahead: within the noise of a pair, dropped.
@@ -934,8 +938,9 @@ TEST(OptimizeErrors, ARecordingOfAnotherTaskFailsTheNaiveCandidate) {
   o.simulate = rec.string();
   auto r = optimize(o, store);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("the default schedule was judged crash: simulation: no "
-                                     "recorded measurement"),
+  EXPECT_NE(r.error().message().find(
+                "the first candidate (default schedule) was judged crash: simulation: no "
+                "recorded measurement"),
             std::string::npos)
       << r.error().message();
 }

@@ -152,10 +152,16 @@ TEST_F(RunLogTest, AResumedRunSkipsTheWritesAlreadyStored) {
 TEST(CandidateLabel, TheDefaultScheduleOrTheOrigin) {
   agents::CandidateMsg c;
   c.origin = "naive";
+  c.kind = agents::SourceKind::generated;
+  c.generated = agents::Generation{};
   EXPECT_EQ(candidate_label(c), "default schedule");
-  c.recipe.steps.push_back({"tile", {}});
+  c.generated->recipe.steps.push_back({"tile", {}});
   c.origin = "builtin:tile";
   EXPECT_EQ(candidate_label(c), "builtin:tile");
+  agents::CandidateMsg reference;  // written or imported source: its origin, even with no steps
+  reference.kind = agents::SourceKind::imported;
+  reference.origin = "reference";
+  EXPECT_EQ(candidate_label(reference), "reference");
 }
 
 }  // namespace

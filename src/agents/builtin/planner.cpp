@@ -135,9 +135,10 @@ std::string describe(const Evidence& e) {
 
 }  // namespace
 
-Plan BuiltinPlanner::plan(const PlanInput& in) {
+Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recipe& recipe,
+               const sched::Pipeline* base) {
   const Evidence& e = in.evidence;
-  const PipelineFacts f = pipeline_facts(*in.pipeline);
+  const PipelineFacts f = pipeline_facts(pipeline);
   const double head = std::max(1.0, e.headroom);
   Plan plan;
   plan.bottleneck = describe(e);
@@ -292,12 +293,12 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                                  "after the first row most vector loads and stores split two "
                                  "lines; padding the rows aligns them",
                                  f.misaligned_rows)});
-  if (const size_t n = split_k_candidates(*in.pipeline, e.threads).size(); n > 0)
+  if (const size_t n = split_k_candidates(pipeline, e.threads).size(); n > 0)
     props.push_back({"split_k_parallel", std::min(head, 0.8 * e.threads),
                      fmt::format("{} reductions have fewer outputs than the {} threads and a "
                                  "long reduction: one slice of it per thread",
                                  n, e.threads)});
-  if (const size_t n = first_touch_stages(*in.pipeline, in.ctx).size(); n > 0)
+  if (const size_t n = first_touch_stages(pipeline, in.ctx).size(); n > 0)
     // Remote reads cost about twice local ones; with the pages spread over the nodes the
     // readers' threads read locally. Not measured here (one memory node).
     props.push_back({"numa_first_touch", std::min(head, memory ? 1.3 : 1.05),
@@ -305,15 +306,15 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
                                  "this machine's {} memory nodes their pages all sit on the "
                                  "writer's node",
                                  n, e.threads, in.ctx.machine->numa_nodes)});
-  if (const size_t n = line_sharing_loops(*in.pipeline, e.threads).size(); n > 0)
+  if (const size_t n = line_sharing_loops(pipeline, e.threads).size(); n > 0)
     props.push_back({"avoid_false_sharing", std::min(head, 1.01),
                      fmt::format("{} parallel loops hand out single elements of a contiguous "
                                  "dim: threads meet inside lines at their chunks' edges",
                                  n)});
   // Judged on the default pipeline: the implementer puts it ahead of the loop scheduling (a
   // row max already split by rfactor is no longer a plain max).
-  const sched::Pipeline& rewrite_on = in.base ? *in.base : *in.pipeline;
-  if (!(in.recipe && in.recipe->has("online_softmax"))) {
+  const sched::Pipeline& rewrite_on = base ? *base : pipeline;
+  if (!recipe.has("online_softmax")) {
     const std::vector<OnlineSoftmax> rows = online_softmax_candidates(rewrite_on);
     const bool used = std::any_of(rows.begin(), rows.end(),
                                   [](const OnlineSoftmax& c) { return c.probabilities_used; });
@@ -370,8 +371,7 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
       continue;
     }
     std::set<std::string> light, locality;
-    std::set<std::string> touched =
-        touched_stages(p.strategy, *in.pipeline, in.ctx, &light, &locality);
+    std::set<std::string> touched = touched_stages(p.strategy, pipeline, in.ctx, &light, &locality);
     if (touched.empty() && light.empty()) continue;
     for (const auto& l : light) touched.erase(l);
     double share = -1;
@@ -409,6 +409,24 @@ Plan BuiltinPlanner::plan(const PlanInput& in) {
   for (size_t i = 1; i < ok.size() && i < 4; ++i)
     plan.alternatives.push_back(fmt::format("{} (~{:.1f}x)", ok[i].strategy, ok[i].expected));
   return plan;
+}
+
+Plan BuiltinPlanner::plan(const PlanInput& in) {
+  Plan stop;
+  stop.strategy = "stop";
+  if (!in.task || !in.task->base) {
+    stop.why = "the built-in planner plans over a TE spec's pipeline; the task has none";
+    return stop;
+  }
+  // A candidate the built-in brain did not generate is planned for as the default schedule: its
+  // strategies are proposed from the program's structure.
+  const Recipe& recipe = recipe_of(in.best);
+  auto pipeline = pipeline_of(*in.task->base, recipe, in.ctx);
+  if (!pipeline) {
+    stop.why = "replaying the best recipe failed (a kforge bug): " + pipeline.error().message();
+    return stop;
+  }
+  return plan_over(in, *pipeline, recipe, &*in.task->base);
 }
 
 }  // namespace kf::agents::builtin

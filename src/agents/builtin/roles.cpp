@@ -10,6 +10,7 @@
 #include "lower/lower.h"
 #include "schedule/primitives.h"
 #include "support/json_text.h"
+#include "support/text_scan.h"
 #include "te/compile.h"
 
 namespace kf::agents::builtin {
@@ -47,9 +48,18 @@ std::string recipe_identity(const Recipe& r) {
 
 }  // namespace
 
-Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const ImplementInput& in,
-                                                   const std::string& origin) {
-  auto r = realize_recipe(*in.base, recipe, in.ctx);
+const Recipe& recipe_of(const CandidateMsg* c) {
+  static const Recipe kDefault;
+  return c && c->generated ? c->generated->recipe : kDefault;
+}
+
+Expected<CandidateMsg> generate(const Recipe& recipe, const WorkContext& in,
+                                const std::string& origin) {
+  if (!in.task || !in.task->base)
+    return Status::error("the built-in brain generates kernels from a TE spec; " +
+                         (in.task ? in.task->task.name : std::string("the task")) + " has none");
+  const sched::Pipeline& base = *in.task->base;
+  auto r = realize_recipe(base, recipe, in.ctx);
   if (!r) return r.error();
   for (size_t i = 0; i < recipe.steps.size(); ++i) {
     const Strategy* s = find_strategy(recipe.steps[i].strategy);
@@ -61,24 +71,38 @@ Expected<CandidateMsg> BuiltinImplementer::realize(const Recipe& recipe, const I
   r->schedule.file = "recipe";
   LowerOptions lo;
   if (in.ctx.target) lo.target = in.ctx.target->codegen;
-  auto src = generate_kernel(*in.task, r->schedule, lo);
+  auto src = generate_kernel(in.task->task, r->schedule, lo);
   if (!src) return Status::error("lowering failed (a kforge bug): " + src.error().message());
   CandidateMsg c;
   c.source = *src;
-  c.schedule = r->schedule.to_string();
-  c.recipe = recipe;
+  c.kind = SourceKind::generated;
+  c.generated =
+      Generation{.schedule = r->schedule.to_string(), .recipe = recipe, .skipped = r->skipped};
   c.parent = in.best ? in.best->key : "";
   c.origin = origin;
   c.threads = recipe_threads(recipe, in.ctx.threads);
-  c.skipped = r->skipped;
   c.key = candidate_key(c.source, in.compile);
   return c;
 }
 
-Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const ImplementInput& in) {
-  Recipe recipe = in.best ? in.best->recipe : Recipe{};
+Expected<CandidateMsg> BuiltinImplementer::first(const WorkContext& in) {
+  return generate({}, in, "naive");
+}
+
+Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const WorkContext& in) {
   const Strategy* s = find_strategy(plan.strategy);
-  if (s && s->rewrite_first) {
+  if (plan.strategy.empty())
+    return Status::error(
+        "the built-in implementer applies catalog strategies; this plan names "
+        "none");
+  if (!s) return Status::error(fmt::format("unknown strategy '{}'", excerpt(plan.strategy)));
+  if (!s->mechanical())
+    return Status::error(
+        fmt::format("{} has no mechanical form for the built-in implementer", plan.strategy));
+  if (!in.task || !in.task->base)
+    return generate({}, in, "builtin:" + plan.strategy);  // names the missing TE spec
+  Recipe recipe = recipe_of(in.best);
+  if (s->rewrite_first) {
     // After the rewrites already there, before every loop-scheduling step.
     auto at = recipe.steps.begin();
     while (at != recipe.steps.end()) {
@@ -90,7 +114,7 @@ Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const Imp
     recipe.steps.insert(at, {plan.strategy, plan.knobs});
     // The later steps replay on the rewritten stages; one left with nothing to do (an rfactor of
     // the normalizer the rewrite removed) is dropped.
-    auto r = realize_recipe(*in.base, recipe, in.ctx);
+    auto r = realize_recipe(*in.task->base, recipe, in.ctx);
     if (!r) return r.error();
     Recipe kept;
     for (size_t i = 0; i < recipe.steps.size(); ++i) {
@@ -102,10 +126,11 @@ Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const Imp
   } else {
     recipe.steps.push_back({plan.strategy, plan.knobs});
   }
-  return realize(recipe, in, "builtin:" + plan.strategy);
+  return generate(recipe, in, "builtin:" + plan.strategy);
 }
 
-DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, int attempt) {
+DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, int attempt,
+                                    const WorkContext& in) {
   DebugOutcome out;
   out.diagnostics.message = r.message;
   out.diagnostics.details = r.diagnostics;
@@ -134,17 +159,21 @@ DebugOutcome BuiltinDebugger::debug(const CandidateMsg& c, const RunResult& r, i
   }
   // Generated code that does not compile or computes a wrong answer is a kforge bug (lowering
   // or codegen), not the candidate's: record it, and back out the last strategy step once.
-  const bool generated = !c.schedule.empty() || !c.recipe.steps.empty();
+  const bool generated = c.kind == SourceKind::generated;
   out.diagnostics.kforge_bug =
       generated && (r.verdict == Verdict::compile_error || r.verdict == Verdict::wrong_answer ||
                     r.verdict == Verdict::crash);
-  if (attempt == 1 && c.recipe.steps.size() > 1 && r.verdict == Verdict::timeout) {
+  const Recipe& recipe = recipe_of(&c);
+  if (attempt == 1 && recipe.steps.size() > 1 && r.verdict == Verdict::timeout) {
     // Too slow to finish in time: the step's knobs may be pathological; retry with defaults.
-    Recipe repaired = c.recipe;
+    Recipe repaired = recipe;
     const Strategy* s = find_strategy(repaired.steps.back().strategy);
     if (s && repaired.steps.back().knobs != s->default_knobs()) {
       repaired.steps.back().knobs = s->default_knobs();
-      out.repaired = repaired;
+      const std::string origin =
+          "debugger:" + (c.origin.starts_with("builtin:") ? c.origin.substr(8) : c.origin);
+      auto fixed = generate(repaired, in, origin);
+      if (fixed) out.repaired = std::move(*fixed);
     }
   }
   return out;
@@ -222,8 +251,28 @@ bool fit_register_tile(const Strategy& s, const Knobs& before, const std::string
 
 }  // namespace
 
-Recipe BuiltinAutotuner::tune(const Recipe& best, double best_time, const MeasureFn& measure,
-                              int budget, TuneScope scope, const MoveContext& ctx) {
+bool BuiltinAutotuner::tunes(const Plan& accepted) const {
+  // A rewrite-first step has no knobs and is not the recipe's newest step (the last).
+  const Strategy* s = find_strategy(accepted.strategy);
+  return !(s && s->rewrite_first);
+}
+
+void BuiltinAutotuner::tune(const CandidateMsg& best, double best_time, const MeasureFn& measure,
+                            int budget, TuneScope scope, const WorkContext& in) {
+  if (!best.generated || !in.task || !in.task->base) return;  // nothing to vary
+  // A variant that does not generate (a knob value no move accepts) is a failed measurement.
+  tune_recipe(
+      best.generated->recipe, best_time,
+      [&](const Recipe& r, const std::string& origin) -> std::optional<double> {
+        auto c = generate(r, in, origin);
+        if (!c) return std::nullopt;
+        return measure(*c);
+      },
+      budget, scope, in.ctx);
+}
+
+Recipe tune_recipe(const Recipe& best, double best_time, const RecipeMeasureFn& measure, int budget,
+                   TuneScope scope, const MoveContext& ctx) {
   // Coordinate descent: one knob at a time, each of its candidate values, keep what is faster
   // by more than the noise margin; repeat the sweep while it improves and budget remains.
   const AcceptancePolicy& accept = acceptance_policy();
