@@ -8,8 +8,13 @@ namespace {
 
 using namespace builtin;
 
-std::vector<Strategy> make_catalog() {
-  const Knob lanes{"lanes", 16, {8, 16}, "vector lanes (16 = one AVX-512 register of f32)"};
+Knob lanes_knob() {
+  return {"lanes", 16, {8, 16}, "vector lanes (16 = one AVX-512 register of f32)"};
+}
+
+// Fusion, vector loops, loop order, threads and register tiles.
+std::vector<Strategy> fusion_vector_and_tile_strategies() {
+  const Knob lanes = lanes_knob();
   return {
       // ---- Generic, with schedule moves -------------------------------------------------
       {"inline_elementwise",
@@ -109,6 +114,13 @@ std::vector<Strategy> make_catalog() {
        "pack per column tile whose operand is far larger than the caches (weights).",
        {{"every", 32, {8, 16, 32, 64}, "micro-kernel iterations per panel row filled"}},
        moves_double_buffer},
+  };
+}
+
+// Unrolling, local accumulation, cache tiles, and the knobs the autotuner sets.
+std::vector<Strategy> unroll_and_tuned_strategies() {
+  const Knob lanes = lanes_knob();
+  return {
       {"unroll_reduction",
        "Unroll the reduction loop",
        StrategyScope::generic,
@@ -199,6 +211,13 @@ std::vector<Strategy> make_catalog() {
        {{"threads", 0, {0}, "threads for the kernel (0 = as requested)"}},
        nullptr,
        "threads"},
+  };
+}
+
+// Rewrites of the program, layouts, and the forms for other brains.
+std::vector<Strategy> rewrite_strategies() {
+  const Knob lanes = lanes_knob();
+  return {
       {"online_softmax",
        "Two passes into one with online rescaling",
        StrategyScope::generic,
@@ -284,6 +303,13 @@ std::vector<Strategy> make_catalog() {
        "Split the reduction so the slice of the packed panel one tile uses stays in L1.",
        "Packed panel beyond L1; micro-kernel loads missing L1.",
        {}},
+  };
+}
+
+// Memory placement and the fast forms of transcendentals.
+std::vector<Strategy> memory_strategies() {
+  const Knob lanes = lanes_knob();
+  return {
       {"avoid_false_sharing",
        "Avoid false sharing",
        StrategyScope::cpu,
@@ -357,6 +383,15 @@ std::vector<Strategy> make_catalog() {
        {},
        moves_gather_hoisting},
   };
+}
+
+// The catalog in its fixed order: the groups above, one after another.
+std::vector<Strategy> make_catalog() {
+  std::vector<Strategy> all;
+  for (auto* group : {&fusion_vector_and_tile_strategies, &unroll_and_tuned_strategies,
+                      &rewrite_strategies, &memory_strategies})
+    for (Strategy& s : group()) all.push_back(std::move(s));
+  return all;
 }
 
 }  // namespace

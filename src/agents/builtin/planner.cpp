@@ -133,34 +133,20 @@ std::string describe(const Evidence& e) {
                      100 * e.fraction, e.gbps, e.gbps * e.headroom);
 }
 
-}  // namespace
+// What the rules read: the pipeline's facts, the evidence, and the headroom that caps every
+// expectation.
+struct Rules {
+  const PipelineFacts& f;
+  const Evidence& e;
+  double head = 1;
+  bool compute = false, memory = false;
+};
 
-Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recipe& recipe,
-               const sched::Pipeline* base) {
-  const Evidence& e = in.evidence;
-  const PipelineFacts f = pipeline_facts(pipeline);
-  const double head = std::max(1.0, e.headroom);
-  Plan plan;
-  plan.bottleneck = describe(e);
-  plan.analysis = fmt::format(
-      "{} stages: {} GEMM-like, {} register-blocked, {} packed, {} pure intermediates and {} "
-      "other intermediates at root ({} read only in part), {} row reductions, {} of {} computed "
-      "stages vectorized, {} parallel; {} thread(s), {:.1f} CPUs busy.",
-      f.stages, f.gemm_like, f.register_blocked, f.packed, f.pure_intermediates_at_root,
-      f.intermediates_at_root - f.pure_intermediates_at_root, f.read_in_part, f.row_reductions,
-      f.vectorized, f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
-  for (const auto& s : e.findings) plan.analysis += " " + s;
-
-  if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
-    plan.strategy = "stop";
-    plan.why =
-        fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
-                    100 * e.fraction, 100 * in.stop_fraction);
-    return plan;
-  }
-
-  std::vector<Proposal> props;
-  const bool compute = e.bound == "compute", memory = e.bound == "memory";
+// Register tiles and their operand panels.
+void propose_tiling(const Rules& r, std::vector<Proposal>& props) {
+  const PipelineFacts& f = r.f;
+  const double head = r.head;
+  const bool memory = r.memory;
   if (f.tileable > f.register_blocked)
     props.push_back({"register_block_epilogue", std::min(head, 8.4),
                      "a GEMM-like reduction accumulates in memory and an elementwise chain "
@@ -181,6 +167,14 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
                                  "this one's FMAs hides those reads (~4-10% of a GEMM whose "
                                  "weights stream from DRAM)",
                                  f.packed_in_loop)});
+}
+
+// Passes over memory, vector loops, loop order and threads.
+void propose_passes(const Rules& r, std::vector<Proposal>& props) {
+  const PipelineFacts& f = r.f;
+  const Evidence& e = r.e;
+  const double head = r.head;
+  const bool compute = r.compute, memory = r.memory;
   if (f.pure_intermediates_at_root > 0)
     props.push_back({"inline_elementwise",
                      std::min(head, 1.0 + (memory ? 0.5 : 0.15) * f.pure_intermediates_at_root),
@@ -234,6 +228,13 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
   if (e.threads > 1 && e.cpus_busy < 0.75 * e.threads && f.parallel > 0)
     props.push_back({"fuse_parallel_loops", std::min(head, 1.5),
                      "threads idle although stages are parallel: too few outer iterations"});
+}
+
+// Rewrites of the program's arithmetic: hoisting, approximations, phases, gathers.
+void propose_rewrites(const Rules& r, std::vector<Proposal>& props) {
+  const PipelineFacts& f = r.f;
+  const double head = r.head;
+  const bool compute = r.compute;
   if (f.hoistable > 0) {
     // The hoisted share of the work runs once instead of once per iteration of the loops it does
     // not read: about 1 / (1 - share) when those loops are long, capped at 16x. 16's decays are
@@ -287,6 +288,16 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
                      fmt::format("{} stages read through a page table at t / size: every token "
                                  "divides and reads the table again; by pages, once per page",
                                  f.paged_gathers)});
+}
+
+// Layout and placement, the softmax rewrite, and the finishing touches.
+void propose_layout(const Rules& r, const PlanInput& in, const sched::Pipeline& pipeline,
+                    const Recipe& recipe, const sched::Pipeline* base,
+                    std::vector<Proposal>& props) {
+  const PipelineFacts& f = r.f;
+  const Evidence& e = r.e;
+  const double head = r.head;
+  const bool compute = r.compute, memory = r.memory;
   if (f.misaligned_rows > 0)
     props.push_back({"aligned_loads", std::min(head, memory ? 1.03 : 1.01),
                      fmt::format("{} intermediates have rows that are not whole 64-byte lines: "
@@ -359,7 +370,14 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
     props.push_back({"prefetch_distance", std::min(head, 1.25),
                      "passes over L1-resident rows leave DRAM idle; prefetching the next rows "
                      "keeps it streaming"});
+}
 
+// The proposals not tried yet that touch something here, weighed by the time in the stages
+// they change, best first: the first is the plan.
+Plan rank(const PlanInput& in, const sched::Pipeline& pipeline, std::vector<Proposal> props,
+          Plan plan) {
+  const Evidence& e = in.evidence;
+  const bool memory = e.bound == "memory";
   std::stable_sort(props.begin(), props.end(),
                    [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });
   std::vector<Proposal> ok;
@@ -409,6 +427,42 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
   for (size_t i = 1; i < ok.size() && i < 4; ++i)
     plan.alternatives.push_back(fmt::format("{} (~{:.1f}x)", ok[i].strategy, ok[i].expected));
   return plan;
+}
+
+}  // namespace
+
+Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recipe& recipe,
+               const sched::Pipeline* base) {
+  const Evidence& e = in.evidence;
+  const PipelineFacts f = pipeline_facts(pipeline);
+  const double head = std::max(1.0, e.headroom);
+  Plan plan;
+  plan.bottleneck = describe(e);
+  plan.analysis = fmt::format(
+      "{} stages: {} GEMM-like, {} register-blocked, {} packed, {} pure intermediates and {} "
+      "other intermediates at root ({} read only in part), {} row reductions, {} of {} computed "
+      "stages vectorized, {} parallel; {} thread(s), {:.1f} CPUs busy.",
+      f.stages, f.gemm_like, f.register_blocked, f.packed, f.pure_intermediates_at_root,
+      f.intermediates_at_root - f.pure_intermediates_at_root, f.read_in_part, f.row_reductions,
+      f.vectorized, f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
+  for (const auto& s : e.findings) plan.analysis += " " + s;
+
+  if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
+    plan.strategy = "stop";
+    plan.why =
+        fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
+                    100 * e.fraction, 100 * in.stop_fraction);
+    return plan;
+  }
+
+  const Rules rules{
+      .f = f, .e = e, .head = head, .compute = e.bound == "compute", .memory = e.bound == "memory"};
+  std::vector<Proposal> props;
+  propose_tiling(rules, props);
+  propose_passes(rules, props);
+  propose_rewrites(rules, props);
+  propose_layout(rules, in, pipeline, recipe, base, props);
+  return rank(in, pipeline, std::move(props), std::move(plan));
 }
 
 Plan BuiltinPlanner::plan(const PlanInput& in) {
