@@ -81,26 +81,21 @@ Status make_shared_file(const char* name, size_t size,
 
 }  // namespace
 
-Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
-  KF_CHECK(spec.sets >= 1);
-  KF_RETURN_IF_ERROR(require_sandbox());
-  std::unique_ptr<Worker> w(new Worker(spec));
+Status Worker::map_buffers(std::string& buffers, std::string& guards) {
   const size_t page = page_size();
-
   // Layout: [slack+canary | buffer] [guard page] per tensor per set, one address range. Inputs
   // live in one shared file and outputs in another, at the same offsets: the inputs' file is
   // sealed against writes before the worker starts, so the worker can map it read-only and
   // nothing (mprotect, mremap, a write through /proc) can make it writable again. Guard pages
   // belong to neither file.
-  std::string buffers, guards;
   std::vector<std::pair<size_t, size_t>> in_ranges, out_ranges;
   size_t off = 0;
-  for (int s = 0; s < spec.sets; ++s) {
-    for (const BufferSpec& b : spec.layout) {
+  for (int s = 0; s < spec_.sets; ++s) {
+    for (const BufferSpec& b : spec_.layout) {
       size_t body = round_up(std::max<size_t>(round_up(b.bytes, 64), 1), page);
       size_t start = off + body - round_up(b.bytes, 64);
-      w->offsets_.push_back(start);
-      if (s == 0) w->slack_.push_back(start - off);
+      offsets_.push_back(start);
+      if (s == 0) slack_.push_back(start - off);
       (b.input ? in_ranges : out_ranges).emplace_back(off, body);
       buffers += fmt::format("{}{}:{}:{}:{}", buffers.empty() ? "" : ";", start, b.bytes,
                              b.input ? "ro" : "rw", b.name);
@@ -108,21 +103,31 @@ Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
       off += body + page;
     }
   }
-  w->map_size_ = off;
-  KF_RETURN_IF_ERROR(make_shared_file("kforge-inputs", off, in_ranges, &w->in_fd_, &w->in_map_));
-  KF_RETURN_IF_ERROR(
-      make_shared_file("kforge-outputs", off, out_ranges, &w->out_fd_, &w->out_map_));
-  for (int s = 0; s < spec.sets; ++s)
-    for (size_t t = 0; t < spec.layout.size(); ++t) {
-      auto* p = static_cast<char*>(w->buffer(s, t));
-      std::memset(p - w->slack_[t], kCanary, w->slack_[t]);
-      const size_t bytes = spec.layout[t].bytes;
+  map_size_ = off;
+  KF_RETURN_IF_ERROR(make_shared_file("kforge-inputs", off, in_ranges, &in_fd_, &in_map_));
+  KF_RETURN_IF_ERROR(make_shared_file("kforge-outputs", off, out_ranges, &out_fd_, &out_map_));
+  for (int s = 0; s < spec_.sets; ++s)
+    for (size_t t = 0; t < spec_.layout.size(); ++t) {
+      auto* p = static_cast<char*>(buffer(s, t));
+      std::memset(p - slack_[t], kCanary, slack_[t]);
+      const size_t bytes = spec_.layout[t].bytes;
       std::memset(p + bytes, kCanary, round_up(bytes, 64) - bytes);
     }
   // The judge keeps writing inputs through its own mapping; no new writable mapping can exist.
-  if (fcntl(w->in_fd_, F_ADD_SEALS,
-            F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0)
+  if (fcntl(in_fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) !=
+      0)
     return Status::error(fmt::format("sealing the inputs: {}", std::strerror(errno)));
+
+  return {};
+}
+
+Expected<std::unique_ptr<Worker>> Worker::start(const WorkerSpec& spec) {
+  KF_CHECK(spec.sets >= 1);
+  KF_RETURN_IF_ERROR(require_sandbox());
+  std::unique_ptr<Worker> w(new Worker(spec));
+
+  std::string buffers, guards;  // the worker's --buffers and --guards
+  KF_RETURN_IF_ERROR(w->map_buffers(buffers, guards));
 
   static std::mt19937_64 nonce_gen{std::random_device{}()};
   w->nonce_ = nonce_gen();

@@ -109,6 +109,9 @@ class Worker {
 
  private:
   explicit Worker(const WorkerSpec& spec) : spec_(spec) {}
+  // Maps the input and output files (the inputs' sealed), lays the buffers out with their
+  // canaries and guard pages, and describes them for the worker's --buffers and --guards.
+  Status map_buffers(std::string& buffers, std::string& guards);
   RunOutcome transact(uint32_t op, int first_set, int reps, double timeout_s);
   RunOutcome die(Verdict v, std::string message);
   RunOutcome classify_exit(const std::string& context);

@@ -181,29 +181,148 @@ std::string unused(const Stage& s, std::string name) {
   return name;
 }
 
-}  // namespace
+// What the new stages are built from: S, its phases (sorted by output var), the new stage's vars
+// (the phases, then S's vars with each decomposed o as its quotient) and reduction vars (each
+// decomposed r over T = ceildiv(R, s) taps).
+struct PhaseSplit {
+  const Stage& s;
+  const std::vector<Phase>& phases;
+  std::vector<te::IndexVar> vars, rvars;
+  std::vector<Expr> taps;            // T per phase
+  std::map<int, size_t> phase_of_o;  // S var -> index into phases
 
-Status apply_phase_split(Pipeline& p, const Primitive& prim) {
-  auto si = find_stage(p, prim.args[0], true);
-  if (!si) return si.error();
-  const std::string& name = prim.args[1];
-  for (const std::string& n : {name, name + "_in", name + "_w"})
-    KF_RETURN_IF_ERROR(check_new_stage_name(p, n));
-  const Stage& s = p.stages[static_cast<size_t>(*si)];
-  const std::string why = "phase_split " + s.name + ": ";
-  if (!s.reduction || s.body.reduce_op != te::ReduceOp::sum || s.where || s.where_split ||
-      s.is_recurrence())
-    return Status::error(why + "needs a sum reduction (a transposed convolution)");
-  if (s.type != te::ValueType::f64)
-    return Status::error(why + "needs a floating-point stage (its padding is a float zero)");
-  if (s.compute.kind != ComputeKind::root || !s.splits.empty() ||
-      s.loops.size() != default_loops(s).size())
-    return Status::error(why + "needs the stage at root with its default loops (apply it first)");
+  // A copy's vars, what it reads of its source, and how the new stage reads it.
+  struct Copy {
+    std::vector<te::IndexVar> vars;
+    std::vector<Expr> src, read;
+  };
 
-  std::vector<Expr> factors;
-  flatten_product(s.body.args[0], factors);
-  int guarded = -1;
-  std::vector<Phase> phases;
+  size_t np() const { return phases.size(); }
+  Expr var_at(size_t pos) const {
+    return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name);
+  }
+  Expr q_of(const Phase& ph) const { return var_at(np() + static_cast<size_t>(ph.o)); }
+  Expr p_of(size_t i) const { return var_at(i); }
+  Expr t_of(size_t i) const {
+    return var_ref(RefKind::reduce_var, phases[i].r, rvars[static_cast<size_t>(phases[i].r)].name);
+  }
+  // An expression over S's vars, over the new stage's.
+  Expr rename(const Expr& x) const {
+    return map_names(x, [&](const Expr& n) -> std::optional<Expr> {
+      if (n.ref.kind != RefKind::index_var) return std::nullopt;
+      return var_at(np() + static_cast<size_t>(n.ref.index));
+    });
+  }
+
+  // The zero-padded copy of the input: shift S = T - 1 - P / s keeps q - t + (p + P) / s + S in
+  // [0, ceildiv(O, s) + T).
+  Copy padded_input(const Expr& in, const std::vector<int>& in_phase,
+                    const std::vector<Expr>& in_ext) const {
+    Copy c;
+    for (size_t d = 0; d < in.index_count(); ++d) {
+      const Expr& idx = in.args[d];
+      if (in_phase[d] < 0) {
+        std::string vname = idx.name;
+        for (const te::IndexVar& v : c.vars)
+          if (v.name == vname) vname = "d" + std::to_string(d);
+        c.vars.push_back(range_var(vname, in_ext[d]));
+        c.src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
+        c.read.push_back(rename(idx));
+        continue;
+      }
+      const size_t pi = static_cast<size_t>(in_phase[d]);
+      const Phase* ph = &phases[pi];
+      const std::string vname = s.vars[static_cast<size_t>(ph->o)].name + "_x";
+      const Expr shift = sub(taps[pi], int_lit(1 + ph->offset / ph->stride));
+      c.vars.push_back(range_var(
+          vname,
+          add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi, int_lit(ph->stride)),
+              taps[pi])));
+      c.src.push_back(sub(var_ref(RefKind::index_var, static_cast<int>(d), vname), shift));
+      c.read.push_back(add(
+          sub(q_of(*ph), t_of(pi)),
+          add(binary(Op::div, add(p_of(pi), int_lit(ph->offset)), int_lit(ph->stride)), shift)));
+    }
+    return c;
+  }
+
+  // The taps' copy, zero past R in the decomposed dims (s * T >= R).
+  Copy padded_taps(const Expr& w, const std::vector<Expr>& w_ext) const {
+    Copy c;
+    for (size_t d = 0; d < w.args.size(); ++d) {
+      const Expr& idx = w.args[d];
+      std::optional<size_t> pi;
+      for (size_t i = 0; i < np(); ++i)
+        if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var &&
+            idx.ref.index == phases[i].r)
+          pi = i;
+      const std::string vname =
+          idx.kind == ExprKind::name ? idx.name + (pi ? "_w" : "") : "d" + std::to_string(d);
+      c.vars.push_back(range_var(
+          vname, pi ? binary(Op::mul, int_lit(phases[*pi].stride), taps[*pi]) : w_ext[d]));
+      c.src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
+      if (!pi) {
+        c.read.push_back(rename(idx));
+        continue;
+      }
+      const Phase& ph = phases[*pi];
+      c.read.push_back(
+          add(binary(Op::mul, int_lit(ph.stride), t_of(*pi)),
+              binary(Op::mod, add(p_of(*pi), int_lit(ph.offset)), int_lit(ph.stride))));
+    }
+    return c;
+  }
+
+  // S reads its phase: S[..., o, ...] = NEW[o % s..., ..., o / s, ...].
+  std::vector<Expr> phase_read() const {
+    std::vector<Expr> read;
+    for (size_t i = 0; i < np(); ++i) {
+      const Phase& f = phases[i];
+      read.push_back(binary(Op::mod,
+                            var_ref(RefKind::index_var, f.o, s.vars[static_cast<size_t>(f.o)].name),
+                            int_lit(f.stride)));
+    }
+    for (size_t d = 0; d < s.vars.size(); ++d) {
+      Expr v = var_ref(RefKind::index_var, static_cast<int>(d), s.vars[d].name);
+      auto it = phase_of_o.find(static_cast<int>(d));
+      read.push_back(it != phase_of_o.end() ? binary(Op::div, v, int_lit(phases[it->second].stride))
+                                            : v);
+    }
+    return read;
+  }
+};
+
+PhaseSplit make_phase_split(const Stage& s, const std::vector<Phase>& phases) {
+  PhaseSplit b{
+      .s = s, .phases = phases, .vars = {}, .rvars = s.reduce_vars, .taps = {}, .phase_of_o = {}};
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const te::IndexVar& o = s.vars[static_cast<size_t>(phases[i].o)];
+    b.phase_of_o[phases[i].o] = i;
+    b.vars.push_back(range_var(unused(s, o.name + "_p"), int_lit(phases[i].stride)));
+  }
+  for (size_t d = 0; d < s.vars.size(); ++d) {
+    auto it = b.phase_of_o.find(static_cast<int>(d));
+    if (it == b.phase_of_o.end()) {
+      b.vars.push_back(s.vars[d]);
+      continue;
+    }
+    b.vars.push_back(
+        range_var(unused(s, s.vars[d].name + "_q"),
+                  binary(Op::ceildiv, s.vars[d].hi, int_lit(phases[it->second].stride))));
+  }
+  b.taps.resize(phases.size());
+  for (size_t i = 0; i < phases.size(); ++i) {
+    te::IndexVar& r = b.rvars[static_cast<size_t>(phases[i].r)];
+    b.taps[i] = binary(Op::ceildiv, r.hi, int_lit(phases[i].stride));
+    r = range_var(unused(s, r.name + "_t"), b.taps[i]);
+  }
+  return b;
+}
+
+// The factor of the body that is select((o + P - r) % s == 0 && ..., T[...] else 0, 0), with
+// its phases; `guarded` stays -1 when none is.
+void find_guarded_factor(const std::vector<Expr>& factors, int& guarded,
+                         std::vector<Phase>& phases) {
   for (size_t f = 0; f < factors.size(); ++f) {
     const Expr& x = factors[f];
     if (x.kind != ExprKind::call || x.op != Op::select || guarded >= 0) continue;
@@ -234,16 +353,15 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     guarded = static_cast<int>(f);
     phases = std::move(found);
   }
-  if (guarded < 0)
-    return Status::error(why +
-                         "no factor of its body is select((o + P - r) % s == 0 && ..., "
-                         "T[..., (o + P - r) / s, ...] else 0, 0)");
-  // The phase vars come in the order of S's vars.
-  std::sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.o < b.o; });
+}
+
+// For each index of the guarded input `in`, the phase it is the quotient of (-1: a plain
+// variable over its extent). Fails when an index is neither.
+Expected<std::vector<int>> input_phases(const Pipeline& p, const Stage& s, const Expr& in,
+                                        const std::vector<Phase>& phases, const std::string& why) {
   const size_t np = phases.size();
-  const Expr& in = factors[static_cast<size_t>(guarded)].args[1];
   const std::vector<Expr> in_ext = tensor_extents(p, in.ref);
-  std::vector<int> in_phase(in.index_count(), -1);  // the phase each index is the quotient of
+  std::vector<int> in_phase(in.index_count(), -1);
   for (size_t d = 0; d < in.index_count(); ++d) {
     const Expr& idx = in.args[d];
     for (size_t i = 0; i < np; ++i)
@@ -254,13 +372,12 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
       return Status::error(why + in.name + "'s index " + te::to_string(idx) +
                            " is neither (o + P - r) / s nor a plain variable over its extent");
   }
-  for (size_t i = 0; i < np; ++i) {
-    const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(phases[i].r)];
-    if (std::find(in_phase.begin(), in_phase.end(), static_cast<int>(i)) == in_phase.end())
-      return Status::error(why + in.name + " is not read at a phase's quotient");
-    if (te::to_string(r.lo) != "0" || !r.is_static)
-      return Status::error(why + "reduction var " + r.name + " must run over 0..R");
-  }
+  return in_phase;
+}
+
+// The one factor that reads the taps (the decomposed reduction vars), by plain reduction vars.
+Expected<int> find_tap(const std::vector<Expr>& factors, int guarded,
+                       const std::vector<Phase>& phases, const std::string& why) {
   int tap = -1;
   for (size_t f = 0; f < factors.size(); ++f) {
     if (static_cast<int>(f) == guarded || !uses_any(factors[f], phases)) continue;
@@ -279,138 +396,86 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
     tap = static_cast<int>(f);
   }
   if (tap < 0) return Status::error(why + "no tensor is indexed by the taps");
+  return tap;
+}
+
+}  // namespace
+
+Status apply_phase_split(Pipeline& p, const Primitive& prim) {
+  auto si = find_stage(p, prim.args[0], true);
+  if (!si) return si.error();
+  const std::string& name = prim.args[1];
+  for (const std::string& n : {name, name + "_in", name + "_w"})
+    KF_RETURN_IF_ERROR(check_new_stage_name(p, n));
+  const Stage& s = p.stages[static_cast<size_t>(*si)];
+  const std::string why = "phase_split " + s.name + ": ";
+  if (!s.reduction || s.body.reduce_op != te::ReduceOp::sum || s.where || s.where_split ||
+      s.is_recurrence())
+    return Status::error(why + "needs a sum reduction (a transposed convolution)");
+  if (s.type != te::ValueType::f64)
+    return Status::error(why + "needs a floating-point stage (its padding is a float zero)");
+  if (s.compute.kind != ComputeKind::root || !s.splits.empty() ||
+      s.loops.size() != default_loops(s).size())
+    return Status::error(why + "needs the stage at root with its default loops (apply it first)");
+
+  std::vector<Expr> factors;
+  flatten_product(s.body.args[0], factors);
+  int guarded = -1;
+  std::vector<Phase> phases;
+  find_guarded_factor(factors, guarded, phases);
+  if (guarded < 0)
+    return Status::error(why +
+                         "no factor of its body is select((o + P - r) % s == 0 && ..., "
+                         "T[..., (o + P - r) / s, ...] else 0, 0)");
+  // The phase vars come in the order of S's vars.
+  std::sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.o < b.o; });
+  const size_t np = phases.size();
+  const Expr& in = factors[static_cast<size_t>(guarded)].args[1];
+  const std::vector<Expr> in_ext = tensor_extents(p, in.ref);
+  auto found_phases = input_phases(p, s, in, phases, why);
+  if (!found_phases) return found_phases.error();
+  const std::vector<int>& in_phase = *found_phases;
+  for (size_t i = 0; i < np; ++i) {
+    const te::IndexVar& r = s.reduce_vars[static_cast<size_t>(phases[i].r)];
+    if (std::find(in_phase.begin(), in_phase.end(), static_cast<int>(i)) == in_phase.end())
+      return Status::error(why + in.name + " is not read at a phase's quotient");
+    if (te::to_string(r.lo) != "0" || !r.is_static)
+      return Status::error(why + "reduction var " + r.name + " must run over 0..R");
+  }
+  auto found_tap = find_tap(factors, guarded, phases, why);
+  if (!found_tap) return found_tap.error();
+  const int tap = *found_tap;
   const Expr& w = factors[static_cast<size_t>(tap)];
 
-  // The new stage's vars: the phases, then S's vars with each decomposed o as its quotient.
-  std::vector<te::IndexVar> vars;
-  std::map<int, size_t> phase_of_o;  // S var -> index into phases
-  for (size_t i = 0; i < np; ++i) {
-    const te::IndexVar& o = s.vars[static_cast<size_t>(phases[i].o)];
-    phase_of_o[phases[i].o] = i;
-    vars.push_back(range_var(unused(s, o.name + "_p"), int_lit(phases[i].stride)));
-  }
-  for (size_t d = 0; d < s.vars.size(); ++d) {
-    if (!phase_of_o.count(static_cast<int>(d))) {
-      vars.push_back(s.vars[d]);
-      continue;
-    }
-    const Phase& ph = phases[phase_of_o[static_cast<int>(d)]];
-    vars.push_back(range_var(unused(s, s.vars[d].name + "_q"),
-                             binary(Op::ceildiv, s.vars[d].hi, int_lit(ph.stride))));
-  }
-  auto var_at = [&](size_t pos) {
-    return var_ref(RefKind::index_var, static_cast<int>(pos), vars[pos].name);
-  };
-  auto q_of = [&](const Phase& ph) { return var_at(np + static_cast<size_t>(ph.o)); };
-  auto p_of = [&](size_t i) { return var_at(i); };
-  std::vector<te::IndexVar> rvars = s.reduce_vars;
-  std::vector<Expr> taps(np);  // T = ceildiv(R, s) per phase
-  for (size_t i = 0; i < np; ++i) {
-    te::IndexVar& r = rvars[static_cast<size_t>(phases[i].r)];
-    taps[i] = binary(Op::ceildiv, r.hi, int_lit(phases[i].stride));
-    r = range_var(unused(s, r.name + "_t"), taps[i]);
-  }
-  auto t_of = [&](size_t i) {
-    return var_ref(RefKind::reduce_var, phases[i].r, rvars[static_cast<size_t>(phases[i].r)].name);
-  };
-  auto rename = [&](const Expr& x) {
-    return map_names(x, [&](const Expr& n) -> std::optional<Expr> {
-      if (n.ref.kind != RefKind::index_var) return std::nullopt;
-      return var_at(np + static_cast<size_t>(n.ref.index));
-    });
-  };
-
-  // The zero-padded copy of the input: shift S = T - 1 - P / s keeps q - t + (p + P) / s + S in
-  // [0, ceildiv(O, s) + T).
-  std::vector<te::IndexVar> in_vars;
-  std::vector<Expr> in_src, in_read;
-  for (size_t d = 0; d < in.index_count(); ++d) {
-    const Expr& idx = in.args[d];
-    if (in_phase[d] < 0) {
-      std::string vname = idx.name;
-      for (const te::IndexVar& v : in_vars)
-        if (v.name == vname) vname = "d" + std::to_string(d);
-      in_vars.push_back(range_var(vname, in_ext[d]));
-      in_src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
-      in_read.push_back(rename(idx));
-      continue;
-    }
-    const size_t pi = static_cast<size_t>(in_phase[d]);
-    const Phase* ph = &phases[pi];
-    const std::string vname = s.vars[static_cast<size_t>(ph->o)].name + "_x";
-    const Expr shift = sub(taps[pi], int_lit(1 + ph->offset / ph->stride));
-    in_vars.push_back(range_var(
-        vname, add(binary(Op::ceildiv, s.vars[static_cast<size_t>(ph->o)].hi, int_lit(ph->stride)),
-                   taps[pi])));
-    in_src.push_back(sub(var_ref(RefKind::index_var, static_cast<int>(d), vname), shift));
-    in_read.push_back(
-        add(sub(q_of(*ph), t_of(pi)),
-            add(binary(Op::div, add(p_of(pi), int_lit(ph->offset)), int_lit(ph->stride)), shift)));
-  }
-  // The taps' copy, zero past R in the decomposed dims (s * T >= R).
-  const std::vector<Expr> w_ext = tensor_extents(p, w.ref);
-  std::vector<te::IndexVar> w_vars;
-  std::vector<Expr> w_src, w_read;
-  for (size_t d = 0; d < w.args.size(); ++d) {
-    const Expr& idx = w.args[d];
-    std::optional<size_t> pi;
-    for (size_t i = 0; i < np; ++i)
-      if (idx.kind == ExprKind::name && idx.ref.kind == RefKind::reduce_var &&
-          idx.ref.index == phases[i].r)
-        pi = i;
-    const std::string vname =
-        idx.kind == ExprKind::name ? idx.name + (pi ? "_w" : "") : "d" + std::to_string(d);
-    w_vars.push_back(
-        range_var(vname, pi ? binary(Op::mul, int_lit(phases[*pi].stride), taps[*pi]) : w_ext[d]));
-    w_src.push_back(var_ref(RefKind::index_var, static_cast<int>(d), vname));
-    if (!pi) {
-      w_read.push_back(rename(idx));
-      continue;
-    }
-    const Phase& ph = phases[*pi];
-    w_read.push_back(add(binary(Op::mul, int_lit(ph.stride), t_of(*pi)),
-                         binary(Op::mod, add(p_of(*pi), int_lit(ph.offset)), int_lit(ph.stride))));
-  }
-
+  const PhaseSplit b = make_phase_split(s, phases);
+  const PhaseSplit::Copy in_c = b.padded_input(in, in_phase, in_ext);
+  const PhaseSplit::Copy w_c = b.padded_taps(w, tensor_extents(p, w.ref));
   const int pos = *si;
   const std::string in_name = name + "_in", w_name = name + "_w";
   Stage in_copy = copy_stage(in_name, "padded copy of " + in.name + " for phase_split of " + s.name,
-                             in.type, in_vars, padded_read(in, in_src));
+                             in.type, in_c.vars, padded_read(in, in_c.src));
   Stage w_copy = copy_stage(w_name, "padded copy of " + w.name + " for phase_split of " + s.name,
-                            w.type, w_vars, padded_read(w, w_src));
+                            w.type, w_c.vars, padded_read(w, w_c.src));
   Expr product;
   for (size_t f = 0; f < factors.size(); ++f) {
-    Expr x = static_cast<int>(f) == guarded ? stage_access(in_name, pos, in_read, in.type)
-             : static_cast<int>(f) == tap   ? stage_access(w_name, pos + 1, w_read, w.type)
-                                            : rename(factors[f]);
+    Expr x = static_cast<int>(f) == guarded ? stage_access(in_name, pos, in_c.read, in.type)
+             : static_cast<int>(f) == tap   ? stage_access(w_name, pos + 1, w_c.read, w.type)
+                                            : b.rename(factors[f]);
     product = f == 0 ? std::move(x) : binary(Op::mul, std::move(product), std::move(x));
   }
   Stage ph;
   ph.name = name;
   ph.note = "phase_split of " + s.name;
   ph.type = s.type;
-  ph.vars = vars;
-  ph.reduce_vars = rvars;
+  ph.vars = b.vars;
+  ph.reduce_vars = b.rvars;
   ph.body = s.body;
   ph.body.args[0] = std::move(product);
   ph.reduction = true;
   ph.loops = default_loops(ph);
   ph.storage_order = identity(ph.vars.size());
 
-  // S reads its phase: S[..., o, ...] = NEW[o % s..., ..., o / s, ...].
-  std::vector<Expr> read;
-  for (size_t i = 0; i < np; ++i) {
-    const Phase& f = phases[i];
-    read.push_back(binary(Op::mod,
-                          var_ref(RefKind::index_var, f.o, s.vars[static_cast<size_t>(f.o)].name),
-                          int_lit(f.stride)));
-  }
-  for (size_t d = 0; d < s.vars.size(); ++d) {
-    Expr v = var_ref(RefKind::index_var, static_cast<int>(d), s.vars[d].name);
-    read.push_back(phase_of_o.count(static_cast<int>(d))
-                       ? binary(Op::div, v, int_lit(phases[phase_of_o[static_cast<int>(d)]].stride))
-                       : v);
-  }
+  std::vector<Expr> read = b.phase_read();
   const te::ValueType type = s.type;
   p.insert_stage(pos, std::move(in_copy));
   p.insert_stage(pos + 1, std::move(w_copy));

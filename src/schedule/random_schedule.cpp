@@ -57,7 +57,13 @@ std::vector<std::string> reads_of(const Pipeline& p, const Stage& s) {
 
 }  // namespace
 
-Primitive random_move(const Pipeline& p, Rng& rng) {
+namespace {
+
+const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
+const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
+
+// A primitive kind, drawn by the weights below.
+PrimitiveKind pick_kind(Rng& rng) {
   static const std::vector<std::pair<PrimitiveKind, int>> weights = {
       {PrimitiveKind::split, 20},         {PrimitiveKind::tile, 5},
       {PrimitiveKind::reorder, 12},       {PrimitiveKind::fuse, 4},
@@ -73,8 +79,6 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       {PrimitiveKind::hoist_gathers, 2},  {PrimitiveKind::phase_split, 2},
       {PrimitiveKind::online_softmax, 2},
   };
-  static const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
-  static const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
   int total = 0;
   for (const auto& w : weights) total += w.second;
   int x = static_cast<int>(rng.below(static_cast<size_t>(total)));
@@ -86,8 +90,11 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     }
     x -= w.second;
   }
-  const std::vector<int> live = live_stages(p);
-  const Stage& s = p.stages[live.empty() ? 0 : rng.pick(live)];
+  return kind;
+}
+
+// A move on stage s's own loops; nullopt when `kind` is not one, or s has too few loops.
+std::optional<Primitive> loop_move(PrimitiveKind kind, const Stage& s, Rng& rng) {
   auto loop = [&]() -> std::string { return s.loops.empty() ? "x" : rng.pick(s.loops).name; };
   auto ref = [&](const std::string& l) { return s.name + "." + l; };
   switch (kind) {
@@ -128,6 +135,30 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
       return make(kind, {ref(loop())});
     case PrimitiveKind::parallel:
       return make(kind, {ref(loop())});
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Primitive random_move(const Pipeline& p, Rng& rng) {
+  const PrimitiveKind kind = pick_kind(rng);
+  const std::vector<int> live = live_stages(p);
+  const Stage& s = p.stages[live.empty() ? 0 : rng.pick(live)];
+  auto loop = [&]() -> std::string { return s.loops.empty() ? "x" : rng.pick(s.loops).name; };
+  auto ref = [&](const std::string& l) { return s.name + "." + l; };
+  if (auto m = loop_move(kind, s, rng)) return *m;
+  switch (kind) {
+    case PrimitiveKind::split:  // loop_move's, with too few loops for them
+    case PrimitiveKind::tile:
+    case PrimitiveKind::reorder:
+    case PrimitiveKind::fuse:
+    case PrimitiveKind::vectorize:
+    case PrimitiveKind::unroll:
+    case PrimitiveKind::parallel:
+      break;
     case PrimitiveKind::compute_at: {
       const int si = p.find(s.name);
       std::vector<int> cons = p.consumers(si);

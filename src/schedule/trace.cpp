@@ -20,130 +20,42 @@ enum class Arg {
 struct Syntax {
   PrimitiveKind kind;
   const char* word;
+  const char* operands;  // for people: "STAGE.LOOP OUTER INNER FACTOR"
   std::vector<Arg> args;
   int optional = 0;       // how many trailing args may be left out
   bool variadic = false;  // the last arg may repeat
-  const char* usage;
+  std::string usage() const { return std::string(word) + " " + operands; }
 };
 
 const std::vector<Syntax>& syntaxes() {
-  using A = Arg;
+  using K = PrimitiveKind;
+  constexpr Arg N = Arg::name, L = Arg::loop_ref, I = Arg::integer;
   static const std::vector<Syntax> table = {
-      {PrimitiveKind::split,
-       "split",
-       {A::loop_ref, A::name, A::name, A::integer},
-       0,
-       false,
-       "split STAGE.LOOP OUTER INNER FACTOR"},
-      {PrimitiveKind::tile,
-       "tile",
-       {A::name, A::name, A::name, A::integer, A::integer},
-       0,
-       false,
-       "tile STAGE X Y FX FY"},
-      {PrimitiveKind::reorder,
-       "reorder",
-       {A::name, A::name, A::name},
-       0,
-       true,
-       "reorder STAGE LOOP LOOP..."},
-      {PrimitiveKind::fuse,
-       "fuse",
-       {A::name, A::name, A::name, A::name},
-       0,
-       false,
-       "fuse STAGE OUTER INNER FUSED"},
-      {PrimitiveKind::vectorize,
-       "vectorize",
-       {A::loop_ref, A::integer},
-       1,
-       false,
-       "vectorize STAGE.LOOP [LANES]"},
-      {PrimitiveKind::unroll, "unroll", {A::loop_ref}, 0, false, "unroll STAGE.LOOP"},
-      {PrimitiveKind::parallel, "parallel", {A::loop_ref}, 0, false, "parallel STAGE.LOOP"},
-      {PrimitiveKind::compute_at,
-       "compute_at",
-       {A::name, A::loop_ref},
-       0,
-       false,
-       "compute_at STAGE TARGET.LOOP"},
-      {PrimitiveKind::compute_inline,
-       "compute_inline",
-       {A::name},
-       0,
-       false,
-       "compute_inline STAGE"},
-      {PrimitiveKind::compute_root, "compute_root", {A::name}, 0, false, "compute_root STAGE"},
-      {PrimitiveKind::cache_read,
-       "cache_read",
-       {A::name, A::name, A::name},
-       0,
-       false,
-       "cache_read TENSOR CONSUMER NEW"},
-      {PrimitiveKind::cache_write,
-       "cache_write",
-       {A::name, A::name},
-       0,
-       false,
-       "cache_write STAGE NEW"},
-      {PrimitiveKind::rfactor,
-       "rfactor",
-       {A::loop_ref, A::name},
-       0,
-       false,
-       "rfactor STAGE.LOOP NEW"},
-      {PrimitiveKind::reorder_storage,
-       "reorder_storage",
-       {A::name, A::name, A::name},
-       0,
-       true,
-       "reorder_storage STAGE DIM DIM..."},
-      {PrimitiveKind::nontemporal, "nontemporal", {A::name}, 0, false, "nontemporal STAGE"},
-      {PrimitiveKind::prefetch,
-       "prefetch",
-       {A::loop_ref, A::integer},
-       0,
-       false,
-       "prefetch STAGE.LOOP DISTANCE"},
-      {PrimitiveKind::double_buffer,
-       "double_buffer",
-       {A::name, A::loop_ref, A::integer},
-       1,
-       false,
-       "double_buffer STAGE CONSUMER.LOOP [EVERY]"},
-      {PrimitiveKind::reciprocal, "reciprocal", {A::name}, 0, false, "reciprocal STAGE"},
-      {PrimitiveKind::hoist,
-       "hoist",
-       {A::name, A::name, A::name},
-       0,
-       true,
-       "hoist STAGE NEW VAR VAR..."},
-      {PrimitiveKind::vectorize_reductions,
-       "vectorize_reductions",
-       {A::name, A::integer},
-       1,
-       false,
-       "vectorize_reductions STAGE [LANES]"},
-      {PrimitiveKind::approximate, "approximate", {A::name}, 0, false, "approximate STAGE"},
-      {PrimitiveKind::align_storage,
-       "align_storage",
-       {A::name, A::integer},
-       1,
-       false,
-       "align_storage STAGE [ELEMENTS]"},
-      {PrimitiveKind::hoist_gathers, "hoist_gathers", {A::name}, 0, false, "hoist_gathers STAGE"},
-      {PrimitiveKind::phase_split,
-       "phase_split",
-       {A::name, A::name},
-       0,
-       false,
-       "phase_split STAGE NEW"},
-      {PrimitiveKind::online_softmax,
-       "online_softmax",
-       {A::name},
-       0,
-       false,
-       "online_softmax MAX_STAGE"},
+      {K::split, "split", "STAGE.LOOP OUTER INNER FACTOR", {L, N, N, I}},
+      {K::tile, "tile", "STAGE X Y FX FY", {N, N, N, I, I}},
+      {K::reorder, "reorder", "STAGE LOOP LOOP...", {N, N, N}, 0, true},
+      {K::fuse, "fuse", "STAGE OUTER INNER FUSED", {N, N, N, N}},
+      {K::vectorize, "vectorize", "STAGE.LOOP [LANES]", {L, I}, 1},
+      {K::unroll, "unroll", "STAGE.LOOP", {L}},
+      {K::parallel, "parallel", "STAGE.LOOP", {L}},
+      {K::compute_at, "compute_at", "STAGE TARGET.LOOP", {N, L}},
+      {K::compute_inline, "compute_inline", "STAGE", {N}},
+      {K::compute_root, "compute_root", "STAGE", {N}},
+      {K::cache_read, "cache_read", "TENSOR CONSUMER NEW", {N, N, N}},
+      {K::cache_write, "cache_write", "STAGE NEW", {N, N}},
+      {K::rfactor, "rfactor", "STAGE.LOOP NEW", {L, N}},
+      {K::reorder_storage, "reorder_storage", "STAGE DIM DIM...", {N, N, N}, 0, true},
+      {K::nontemporal, "nontemporal", "STAGE", {N}},
+      {K::prefetch, "prefetch", "STAGE.LOOP DISTANCE", {L, I}},
+      {K::double_buffer, "double_buffer", "STAGE CONSUMER.LOOP [EVERY]", {N, L, I}, 1},
+      {K::reciprocal, "reciprocal", "STAGE", {N}},
+      {K::hoist, "hoist", "STAGE NEW VAR VAR...", {N, N, N}, 0, true},
+      {K::vectorize_reductions, "vectorize_reductions", "STAGE [LANES]", {N, I}, 1},
+      {K::approximate, "approximate", "STAGE", {N}},
+      {K::align_storage, "align_storage", "STAGE [ELEMENTS]", {N, I}, 1},
+      {K::hoist_gathers, "hoist_gathers", "STAGE", {N}},
+      {K::phase_split, "phase_split", "STAGE NEW", {N, N}},
+      {K::online_softmax, "online_softmax", "MAX_STAGE", {N}},
   };
   return table;
 }
@@ -226,7 +138,7 @@ Expected<Primitive> parse_primitive(std::string_view text) {
                min = syn->args.size() - static_cast<size_t>(syn->optional);
   if (got < min || (!syn->variadic && got > max))
     return Status::error(
-        "expected '" + std::string(syn->usage) + "' (" + std::to_string(min) +
+        "expected '" + syn->usage() + "' (" + std::to_string(min) +
         (syn->variadic ? " or more" : (min == max ? "" : "-" + std::to_string(max))) +
         " arguments), got " + std::to_string(got));
   Primitive p;
@@ -248,7 +160,7 @@ Expected<Primitive> parse_primitive(std::string_view text) {
     }
     if (!ok)
       return Status::error("expected " + describe(want) + " as argument " + std::to_string(i) +
-                           " of '" + syn->usage + "', got '" + excerpt(w) + "'");
+                           " of '" + syn->usage() + "', got '" + excerpt(w) + "'");
     p.args.push_back(w);
   }
   return p;
