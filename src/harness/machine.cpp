@@ -223,7 +223,7 @@ std::string tail(const std::string& s, size_t n) {
 // The compiled probe, from the cache or compiled now (published by an atomic rename).
 Expected<fs::path> build_probe(const ProbeOptions& o, const MachineInfo& m) {
   Hasher h;
-  h.add(machine_probe_source()).add(o.cxx).add(m.cxx_version).add(m.fingerprint);
+  h.add(kMachineProbeSource).add(o.cxx).add(m.cxx_version).add(m.fingerprint);
   for (const auto& f : kProbeFlags) h.add(f);
   fs::path binary = cache_dir() / "machine" / ("probe-" + h.hex().substr(0, 16));
   std::error_code ec;
@@ -233,7 +233,7 @@ Expected<fs::path> build_probe(const ProbeOptions& o, const MachineInfo& m) {
 
   TempDir tmp("kforge-probe");
   fs::path source = tmp.path() / "probe.cpp";
-  KF_RETURN_IF_ERROR(write_file_atomic(source, machine_probe_source()));
+  KF_RETURN_IF_ERROR(write_file_atomic(source, kMachineProbeSource));
   fs::path staged =
       binary.string() +
       fmt::format(".tmp{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));

@@ -5,10 +5,9 @@ namespace kf {
 // The probe. It pins one OpenMP thread per usable CPU and times between spinning barriers (on
 // this VM a thread started on its parent's CPU can cost a whole time slice, ~8 ms), and reports
 // the fastest repetition of each figure.
-const char* machine_probe_source() {
-  return R"probe(
-// kforge machine probe, written by kforge (src/harness/machine_probe_source.cpp). Measures the fp32 FMA peak
-// and triad bandwidth (DRAM and L2) on 1 and all threads; prints one JSON object.
+extern const char* const kMachineProbeSource = R"probe(
+// kforge machine probe, written by kforge (harness/machine_probe_source.cpp). Measures the fp32
+// FMA peak and triad bandwidth (DRAM and L2) on 1 and all threads; prints one JSON object.
 // Usage: probe [seconds]
 #include <omp.h>
 #include <sched.h>
@@ -228,6 +227,5 @@ int main(int argc, char** argv) {
   return 0;
 }
 )probe";
-}
 
 }  // namespace kf

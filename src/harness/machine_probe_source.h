@@ -4,6 +4,6 @@
 
 namespace kf {
 
-const char* machine_probe_source();
+extern const char* const kMachineProbeSource;
 
 }  // namespace kf

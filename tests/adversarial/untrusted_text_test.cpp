@@ -112,15 +112,21 @@ const std::string kFlops = R"(flops = "2 * M * K")";
 const std::string kSpec = "y[m] = sum(k: A[m, k] * x[k])";
 const std::string kBench = "bench = { M = 256, K = 512 }";
 
-std::vector<Case> cases() {
+// The cases' adders: a hostile task file, or a hostile schedule for the fixture.
+struct Cases {
   std::vector<Case> out;
-  auto task = [&](std::string name, std::function<std::string(const std::string&)> f,
-                  std::string expected) {
+  void task(std::string name, std::function<std::string(const std::string&)> f,
+            std::string expected) {
     out.push_back({std::move(name), std::move(f), nullptr, std::move(expected)});
-  };
-  auto schedule = [&](std::string name, std::function<std::string()> f, std::string expected) {
+  }
+  void schedule(std::string name, std::function<std::string()> f, std::string expected) {
     out.push_back({std::move(name), nullptr, std::move(f), std::move(expected)});
-  };
+  }
+};
+
+// Hostile task files: their own syntax and their formulas.
+void task_file_cases(Cases& c) {
+  auto task = [&](auto&&... a) { c.task(std::forward<decltype(a)>(a)...); };
   // --- the task file's own syntax -------------------------------------------------------------
   task(
       "toml_deep_arrays",
@@ -171,6 +177,12 @@ std::vector<Case> cases() {
         return edit(t, kFlops, "flops = \"M" + repeat(" + M", 200000) + "\"");
       },
       "flops");
+}
+
+// Hostile TE specs, shapes and schedules.
+void spec_and_schedule_cases(Cases& c) {
+  auto task = [&](auto&&... a) { c.task(std::forward<decltype(a)>(a)...); };
+  auto schedule = [&](auto&&... a) { c.schedule(std::forward<decltype(a)>(a)...); };
   // --- the TE spec ------------------------------------------------------------------------------
   task(
       "te_nested_parens",
@@ -240,7 +252,13 @@ std::vector<Case> cases() {
   schedule(
       "schedule_invalid_utf8",
       [] { return std::string("split m\xff\xfe\x00 4 a b\n\x1b]0;owned\x07\n", 28); }, "schedule");
-  return out;
+}
+
+std::vector<Case> cases() {
+  Cases c;
+  task_file_cases(c);
+  spec_and_schedule_cases(c);
+  return c.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Class6, UntrustedText, ::testing::ValuesIn(cases()),

@@ -10,117 +10,12 @@
 #include <string>
 
 #include "agents/builtin/brain.h"
-#include "lower_test_util.h"
+#include "planner_test_util.h"
 
 namespace kf::agents::builtin {
 namespace {
 
-Evidence evidence(const std::string& bound, double fraction, int threads = 1,
-                  double cpus_busy = 1.0) {
-  Evidence e;
-  e.bound = bound;
-  e.fraction = fraction;
-  e.headroom = fraction > 0 ? 1 / fraction : 1;
-  e.gflops = bound == "compute" ? 100 * fraction : 1;
-  e.gbps = bound == "memory" ? 20 * fraction : 1;
-  e.threads = threads;
-  e.cpus_busy = cpus_busy;
-  return e;
-}
-
-// A planner call on a task's pipeline after `recipe` (the best candidate's).
-struct Scenario {
-  Task task;
-  sched::Pipeline pipeline;
-  Recipe recipe;
-
-  Scenario(const std::string& task_dir, Recipe r, int threads = 1)
-      : task(testing::task_at(task_dir)), recipe(std::move(r)) {
-    init(threads);
-  }
-  Scenario(Task t, Recipe r, int threads = 1) : task(std::move(t)), recipe(std::move(r)) {
-    init(threads);
-  }
-  Scenario(const Scenario&) = delete;
-
-  const MachineInfo* machine = nullptr;
-  // The default pipeline, for rewrite-first strategies (online_softmax); unset, they are judged
-  // on the best's pipeline, as a planner without one does.
-  std::optional<sched::Pipeline> base;
-
-  // Plans again, each time with the strategy chosen added to the tried ones, until `strategy` is
-  // chosen or nothing is left: that plan (or the last one).
-  Plan plan_until(const std::string& strategy, const Evidence& e) {
-    std::set<std::string> tried;
-    Plan p;
-    for (int i = 0; i < 40; ++i) {
-      p = plan(e, tried);
-      if (p.strategy == strategy || p.strategy == "stop" || p.strategy.empty() ||
-          tried.count(p.strategy))
-        break;
-      tried.insert(p.strategy);
-    }
-    return p;
-  }
-
-  Plan plan(const Evidence& e, std::set<std::string> tried = {}, double stop_fraction = 0.85) {
-    PlanInput in;
-    in.evidence = e;
-    in.tried = std::move(tried);
-    in.ctx = {.machine = machine, .threads = e.threads};
-    in.stop_fraction = stop_fraction;
-    return plan_over(in, pipeline, recipe, base ? &*base : nullptr);
-  }
-
- private:
-  void init(int threads) {
-    auto p =
-        pipeline_of(testing::pipeline_of(task), recipe, {.machine = nullptr, .threads = threads});
-    KF_CHECK(p.has_value()) << p.error().message();
-    pipeline = std::move(*p);
-    pipeline.task = &task;
-  }
-};
-
-Recipe recipe_of(std::initializer_list<const char*> ids) {
-  Recipe r;
-  for (const char* id : ids) r.steps.push_back({id, find_strategy(id)->default_knobs()});
-  return r;
-}
-
-// An elementwise, memory-bound task (no reduction, one stage).
-Task elementwise_task() {
-  auto t = parse_task(R"(
-name        = "scale_relu"
-category    = "elementwise"
-description = "y = max(2 x, 0), f32"
-dtype       = "f32"
-
-[signature]
-function = "scale_relu"
-dims     = ["N", "D"]
-inputs   = [ { name = "x", dtype = "f32", shape = ["N", "D"], dist = { kind = "normal", std = 1.0 } } ]
-outputs  = [ { name = "y", dtype = "f32", shape = ["N", "D"] } ]
-
-[shapes]
-bench = { N = 4096, D = 4096 }
-tests = [ { N = 1, D = 1 }, { N = 3, D = 17 } ]
-
-[tolerance]
-f32 = { rel_l2 = 1e-6, atol = 1e-6, rtol = 1e-6 }
-
-[cost]
-flops = "2 * N * D"
-
-[te]
-spec = """
-y[n, d] = max(2 * x[n, d], 0)
-"""
-)",
-                      "scale_relu/task.toml");
-  KF_CHECK(t.has_value()) << t.error().message();
-  return *t;
-}
+using namespace planner_test;
 
 TEST(BuiltinPlanner, ComputeBoundGemmIsRegisterBlocked) {
   Scenario s("bench/jaxbench/08_gemm", {});
@@ -622,6 +517,36 @@ TEST(BuiltinPlanner, FusionThatOnlyMovesWorkExpectsLocalitysGain) {
   // 3x on every stage it changes would be ~2.9x; the moved-whole 90% of the time gets 1.2x.
   EXPECT_LT(p.expected_speedup, 2.0) << p.why;
   EXPECT_GT(p.expected_speedup, 1.0);
+}
+
+// Through the brain-neutral entry: the planner replays the best's recipe from the compiled
+// task. A best it did not generate (written by another brain) is planned for as the default
+// schedule; a task with no TE spec gets a stop that says why.
+TEST(BuiltinPlanner, PlansFromTheCompiledTaskWhateverWroteTheBest) {
+  CompiledTask gemm;
+  gemm.task = testing::task_at("bench/jaxbench/08_gemm");
+  gemm.base = testing::pipeline_of(gemm.task);
+  PlanInput in;
+  in.task = &gemm;
+  in.evidence = evidence("compute", 0.05);
+  CandidateMsg written;
+  written.kind = SourceKind::written;
+  written.source = "// by hand\n";
+  in.best = &written;
+  const Plan from_written = BuiltinPlanner().plan(in);
+  Scenario fresh("bench/jaxbench/08_gemm", recipe_of({}));
+  const Plan from_default = fresh.plan(evidence("compute", 0.05), {}, 0.9);
+  EXPECT_EQ(from_written.strategy, from_default.strategy);
+  EXPECT_EQ(from_written.strategy, "register_block") << from_written.why;
+
+  CompiledTask bare;
+  bare.task = gemm.task;
+  bare.task.te_spec.clear();
+  in.task = &bare;
+  const Plan none = BuiltinPlanner().plan(in);
+  EXPECT_EQ(none.strategy, "stop");
+  EXPECT_NE(none.why.find("has none"), std::string::npos) << none.why;
+  EXPECT_TRUE(BuiltinPlanner().needs_te_spec());
 }
 
 }  // namespace
