@@ -25,6 +25,7 @@
 #include "store/sqlite_store.h"
 #include "support/fs.h"
 #include "support/kforge_process.h"
+#include "support/process_temp_dir.h"
 #include "support/subprocess.h"
 #include "support/test_env.h"
 
@@ -41,22 +42,10 @@ constexpr int kBudget = 8;
 // Stopping on the budget or on the strategies makes the path long enough on any machine.
 constexpr const char* kStopAt = "100";
 
-fs::path temp_root() {
-  static const fs::path root = [] {
-    fs::path p = fs::temp_directory_path() / ("kf_optimize_cli_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return root;
+// This program's own directory (support/process_temp_dir.h).
+const fs::path& temp_root() {
+  return testing::process_temp_dir("kf_optimize_cli");
 }
-
-class RemoveTempRoot : public ::testing::Environment {
- public:
-  void TearDown() override { fs::remove_all(temp_root()); }
-};
-[[maybe_unused]] const auto* const kRemoveTempRoot =
-    ::testing::AddGlobalTestEnvironment(new RemoveTempRoot);
 
 fs::path at(const std::string& name) {
   return temp_root() / name;

@@ -24,6 +24,7 @@
 #include "store/sqlite_store.h"
 #include "support/fs.h"
 #include "support/kforge_process.h"
+#include "support/process_temp_dir.h"
 #include "support/test_env.h"
 
 namespace kf {
@@ -35,22 +36,10 @@ using testing::run_kforge;
 
 const fs::path kFixture = testing::source_dir() / "tests/integration/written_source";
 
-fs::path temp_root() {
-  static const fs::path root = [] {
-    fs::path p = fs::temp_directory_path() / ("kf_written_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return root;
+// This program's own directory (support/process_temp_dir.h).
+const fs::path& temp_root() {
+  return testing::process_temp_dir("kf_written");
 }
-
-class RemoveTempRoot : public ::testing::Environment {
- public:
-  void TearDown() override { fs::remove_all(temp_root()); }
-};
-[[maybe_unused]] const auto* const kRemoveTempRoot =
-    ::testing::AddGlobalTestEnvironment(new RemoveTempRoot);
 
 // The fixture's task copied without its [te] section (made once).
 fs::path task_without_te() {

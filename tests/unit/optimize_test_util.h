@@ -23,6 +23,7 @@
 #include "modes/optimize_report.h"
 #include "store/memory_store.h"
 #include "support/fs.h"
+#include "support/process_temp_dir.h"
 #include "support/test_env.h"
 #include "task/task.h"
 
@@ -32,23 +33,10 @@ namespace fs = std::filesystem;
 
 inline const fs::path kTask = testing::source_dir() / "tests/golden/tasks/f64_layernorm";
 
-// A directory of this process's own, removed when the tests end.
-inline fs::path temp_root() {
-  static const fs::path root = [] {
-    fs::path p = fs::temp_directory_path() / ("kf_modes_optimize_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return root;
+// This program's own directory (support/process_temp_dir.h).
+inline const fs::path& temp_root() {
+  return testing::process_temp_dir("kf_modes_optimize");
 }
-
-class RemoveTempRoot : public ::testing::Environment {
- public:
-  void TearDown() override { fs::remove_all(temp_root()); }
-};
-[[maybe_unused]] inline const auto* const kRemoveTempRoot =
-    ::testing::AddGlobalTestEnvironment(new RemoveTempRoot);
 
 // What a run did, attempt by attempt, without the parts that name the machine or the time.
 struct Step {
