@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,25 @@ struct MoveContext {
 using MovesFn = Expected<std::vector<MoveGroup>> (*)(const sched::Pipeline&, const Knobs&,
                                                      const MoveContext&);
 
+struct Evidence;  // agents/roles.h
+
+// A strategy the built-in planner proposes, with the speedup it expects and why.
+struct Proposal {
+  std::string strategy;
+  double expected = 1;
+  std::string why;
+};
+
+// What a strategy's proposal rule reads: the best's scheduled pipeline, the evidence, the
+// machine, and the headroom (attainable / achieved) that caps every expectation.
+struct ProposeInput {
+  const sched::Pipeline& pipeline;
+  const Evidence& evidence;
+  const MoveContext& ctx;
+  double headroom = 1;
+};
+using ProposeFn = std::optional<Proposal> (*)(const ProposeInput&);
+
 enum class StrategyScope { generic, cpu };
 
 struct Strategy {
@@ -77,6 +97,10 @@ struct Strategy {
   // A rewrite of the program rather than of its loops (online_softmax): the implementer puts it
   // ahead of the recipe's loop scheduling, which then replays on the rewritten stages.
   bool rewrite_first = false;
+  // The built-in planner's rule for it, for a strategy that is a unit of its own (its entry,
+  // moves and rule in one file, agents/builtin/strategies/); nullptr: the planner's own rules
+  // propose it (agents/builtin/planner.cpp).
+  ProposeFn propose = nullptr;
 
   Knobs default_knobs() const;
   bool mechanical() const { return moves != nullptr || !tuned_knob.empty(); }

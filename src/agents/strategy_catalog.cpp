@@ -4,6 +4,13 @@
 #include "agents/strategy.h"
 
 namespace kf::agents {
+
+namespace builtin {
+#define KF_STRATEGY_UNIT(id) Strategy id();
+#include "agents/builtin/strategies/units.def"
+#undef KF_STRATEGY_UNIT
+}  // namespace builtin
+
 namespace {
 
 using namespace builtin;
@@ -277,15 +284,6 @@ std::vector<Strategy> rewrite_strategies() {
        "micro-kernel does the work.",
        "Convolution compute-bound and far below peak; large channel counts.",
        {}},
-      {"direct_conv_blocking",
-       "Blocked direct convolution",
-       StrategyScope::generic,
-       "Register-block output channels x output columns and stream input rows: no im2col "
-       "buffer, each input vector reused by every channel of the block. (The built-in brain "
-       "gets this tile from register_block_epilogue and register_block, whose tiles on a "
-       "convolution are channels x columns; this entry has no moves of its own.)",
-       "Small kernel windows (3x3) where im2col's extra traffic dominates.",
-       {}},
       {"split_k_parallel",
        "Split the reduction across threads",
        StrategyScope::generic,
@@ -385,12 +383,17 @@ std::vector<Strategy> memory_strategies() {
   };
 }
 
-// The catalog in its fixed order: the groups above, one after another.
+// The catalog in its fixed order: the groups above, one after another, then the strategies that
+// are units of their own (agents/builtin/strategies/: entry, moves and planner rule in one file).
+// The units are listed in agents/builtin/strategies/units.def.
 std::vector<Strategy> make_catalog() {
   std::vector<Strategy> all;
   for (auto* group : {&fusion_vector_and_tile_strategies, &unroll_and_tuned_strategies,
                       &rewrite_strategies, &memory_strategies})
     for (Strategy& s : group()) all.push_back(std::move(s));
+#define KF_STRATEGY_UNIT(id) all.push_back(builtin::id());
+#include "agents/builtin/strategies/units.def"
+#undef KF_STRATEGY_UNIT
   return all;
 }
 

@@ -16,12 +16,6 @@
 namespace kf::agents::builtin {
 namespace {
 
-struct Proposal {
-  std::string strategy;
-  double expected = 1;
-  std::string why;
-};
-
 // The stages computed at the top level whose time includes stage `i`'s: itself, the stage it is
 // computed in (transitively), or for an inlined stage its readers'.
 void top_level_hosts(const sched::Pipeline& p, int i, std::set<std::string>& out, int depth = 0) {
@@ -372,6 +366,18 @@ void propose_layout(const Rules& r, const PlanInput& in, const sched::Pipeline& 
                      "keeps it streaming"});
 }
 
+// A strategy's moves here with its default knobs, as text ("" when it has none or they fail).
+std::string moves_text(const std::string& id, const sched::Pipeline& p, const MoveContext& ctx) {
+  const Strategy* s = find_strategy(id);
+  if (!s || !s->moves) return "";
+  auto groups = s->moves(p, s->default_knobs(), ctx);
+  if (!groups || groups->empty()) return "";
+  std::string text;
+  for (const MoveGroup& g : *groups)
+    for (const sched::Primitive& m : g.moves) text += m.to_string() + "\n";
+  return text;
+}
+
 // The proposals not tried yet that touch something here, weighed by the time in the stages
 // they change, best first: the first is the plan.
 Plan rank(const PlanInput& in, const sched::Pipeline& pipeline, std::vector<Proposal> props,
@@ -380,9 +386,17 @@ Plan rank(const PlanInput& in, const sched::Pipeline& pipeline, std::vector<Prop
   const bool memory = e.bound == "memory";
   std::stable_sort(props.begin(), props.end(),
                    [](const Proposal& a, const Proposal& b) { return a.expected > b.expected; });
+  // A strategy whose moves here are those of one tried already, or of one ranked above it (two
+  // entries that build the same tile), would only judge the same kernel again.
+  std::set<std::string> moves_seen;
+  for (const std::string& t : in.tried)
+    if (std::string m = moves_text(t, pipeline, in.ctx); !m.empty()) moves_seen.insert(m);
   std::vector<Proposal> ok;
   for (Proposal p : props) {
     if (in.tried.count(p.strategy)) continue;
+    if (std::string m = moves_text(p.strategy, pipeline, in.ctx);
+        !m.empty() && !moves_seen.insert(m).second)
+      continue;
     if (const Strategy* st = find_strategy(p.strategy); st && st->rewrite_first) {
       // Unweighted: the rewrite changes the stages' definitions, not one stage's loops.
       ok.push_back(p);
@@ -462,6 +476,12 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
   propose_passes(rules, props);
   propose_rewrites(rules, props);
   propose_layout(rules, in, pipeline, recipe, base, props);
+  // The strategies that are units of their own bring their rules with them.
+  for (const Strategy& st : strategy_catalog())
+    if (st.propose)
+      if (auto prop =
+              st.propose({.pipeline = pipeline, .evidence = e, .ctx = in.ctx, .headroom = head}))
+        props.push_back(std::move(*prop));
   return rank(in, pipeline, std::move(props), std::move(plan));
 }
 
