@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "agents/brain_config.h"
 #include "agents/roles.h"
 #include "cli/cli_output.h"
 #include "modes/optimize.h"
@@ -22,6 +23,7 @@ struct OptimizeArgs {
   int threads = 1;
   std::string brain = "builtin";
   std::string sources;
+  std::string config;
   std::string target;
   std::string events;
   std::string simulate, record;
@@ -72,6 +74,15 @@ int run_optimize(const OptimizeArgs& a) {
     o.threads = a.threads;
     o.brain = a.brain;
     o.sources = a.sources;
+    if (!a.config.empty()) {
+      auto c = agents::read_brain_config(a.config);
+      if (!c) {
+        print_error(c.error().message());
+        return 2;
+      }
+      o.brain = c->spec;
+      if (a.sources.empty()) o.sources = c->options.sources;
+    }
     o.target = a.target;
     o.out_dir = a.out;
     o.simulate = a.simulate;
@@ -123,6 +134,10 @@ void add_optimize_command(CLI::App& app) {
             return team ? std::string() : team.error().message();
           },
           "BRAIN"));
+  cmd->add_option("--config", a->config,
+                  "A team in a file: a [brain] table of ROLE = \"BRAIN\" (and default, sources)")
+      ->check(CLI::ExistingFile)
+      ->excludes("--brain");
   cmd->add_option("--sources", a->sources,
                   "The files brain's folder of C++ candidates (each with the task's signature)")
       ->check(CLI::ExistingDirectory);

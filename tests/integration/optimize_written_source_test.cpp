@@ -247,16 +247,22 @@ TEST(OptimizeWrittenSource, KilledAndResumedItLosesNothing) {
   EXPECT_EQ(store->get_run(run)->state, "finished");
 }
 
-TEST(OptimizeWrittenSource, AMixedTeamBuiltinPlannerWithTheFilesImplementer) {
+TEST(OptimizeWrittenSource, AMixedTeamFromAFileBuiltinPlannerWithTheFilesImplementer) {
   const fs::path db = temp_root() / "mixed.db", out = temp_root() / "mixed_out";
+  // The team from a file (agents/brain_config.h), its folder relative to the file.
+  const fs::path team = temp_root() / "team" / "mixed.toml";
+  fs::create_directories(team.parent_path());
+  fs::create_directory_symlink(kFixture / "by_strategy", team.parent_path() / "by_strategy");
+  std::ofstream(team) << "[brain]\nplanner = \"builtin\"\nimplementer = \"files\"\n"
+                         "sources = \"by_strategy\"\n";
   ProcessResult r = run_kforge(
-      {"optimize", (kFixture / "task").string(), "--brain", "planner=builtin,implementer=files",
-       "--sources", (kFixture / "by_strategy").string(), "--min-time", "0.1", "--budget-evals", "8",
-       "--no-profile", "--store", db.string(), "--out", out.string()},
+      {"optimize", (kFixture / "task").string(), "--config", team.string(), "--min-time", "0.1",
+       "--budget-evals", "8", "--no-profile", "--store", db.string(), "--out", out.string()},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
   const nlohmann::json s = summary_of(out);
-  EXPECT_EQ(s["brain"], "planner=builtin,implementer=files");
+  EXPECT_EQ(s["brain"],
+            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,autotuner=builtin");
   auto store = open_store(db);
   const std::string run = only_run(*store);
   EXPECT_EQ(store->get_run(run)->brain,
