@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 
 #include "harness/compiler_jail.h"
 #include "support/fs.h"
@@ -473,7 +475,14 @@ CompiledObject compile_solution(const std::string& source, const EntryShim& shim
     fs::path staged = so;
     staged += fmt::format(".tmp{}", getpid());
     fs::copy_file(dir / "solution.so", staged, fs::copy_options::overwrite_existing, ec);
-    if (!ec) fs::rename(staged, so, ec);
+    // Stored only where no object is: another judge that compiled the same key (the same
+    // source, flags and toolchain) may have stored it meanwhile and be running it, and a worker
+    // is allowed its object by path: replacing the file under it would leave that worker's
+    // descriptor on a file its sandbox no longer grants.
+    if (!ec && ::link(staged.c_str(), so.c_str()) != 0 && errno != EEXIST)
+      ec = std::error_code(errno, std::generic_category());
+    std::error_code removed;
+    fs::remove(staged, removed);
     if (ec) {
       refuse(info, kforge_error("cannot store the object in the cache: " + ec.message()));
       return obj;

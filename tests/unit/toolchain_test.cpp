@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -31,6 +32,31 @@ TEST(Toolchain, CompilesAndCachesByContent) {
   EXPECT_EQ(b.so_path, a.so_path);
   CompiledObject c = compile_solution(src + "// other\n", kShim, {});
   EXPECT_NE(c.info.key, a.info.key);
+}
+
+// A stored object is never replaced: a judge running it holds it open, and its worker's sandbox
+// grants that file by path. Compiling the same key again (another judge, or no cache read)
+// leaves the stored file in place.
+TEST(Toolchain, AStoredObjectIsNeverReplaced) {
+  const std::string src =
+      "int thrice(int x) { return 3 * x; }\n// " + std::to_string(std::random_device{}()) + "\n";
+  CompiledObject a = compile_solution(src, kShim, {});
+  ASSERT_TRUE(a.info.ok) << a.info.log;
+  struct stat before {};
+  ASSERT_EQ(::stat(a.so_path.c_str(), &before), 0);
+  CompileOptions again;
+  again.use_cache = false;  // compiles and stores again
+  CompiledObject b = compile_solution(src, kShim, again);
+  ASSERT_TRUE(b.info.ok) << b.info.log;
+  EXPECT_FALSE(b.info.cached);
+  EXPECT_EQ(b.so_path, a.so_path);
+  struct stat after {};
+  ASSERT_EQ(::stat(b.so_path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the stored object was replaced";
+  // No staged copy is left behind.
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(a.so_path).parent_path()))
+    EXPECT_EQ(e.path().string().find(a.info.key + ".so.tmp"), std::string::npos) << e.path();
 }
 
 TEST(Toolchain, FlagsChangeTheKey) {
