@@ -191,34 +191,10 @@ TEST_F(OptimizeCli, SigkillThenResumeReachesTheUninterruptedRun) {
                "--sim-latency", "0.3", "--store", db3.string(), "--out", at("out3").string()},
               log);
 
-  // Wait for the first judged attempt in the log (the store exists by then), then watch the
-  // store itself until three attempts are committed.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  std::unique_ptr<SqliteStore> watch;
-  std::string run;
-  size_t seen = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    ASSERT_FALSE(child.ended()) << "the run ended before it could be killed:\n"
-                                << read_file(log).value();
-    if (!watch) {
-      auto text = read_file(log);
-      if (text && text->find("[  1/") != std::string::npos) {
-        watch = open_store(db3);
-        run = only_run(*watch);
-      }
-    }
-    if (watch) {
-      auto a = watch->attempts(run);
-      ASSERT_TRUE(a) << a.error().message();
-      seen = a->size();
-      if (seen >= 3) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_GE(seen, 3u) << "no progress within 60 s:\n" << read_file(log).value();
-  const int status = child.kill();
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
-  watch.reset();
+  // Killed once three attempts are committed (the store exists once the log shows the first).
+  auto killed = testing::kill_after_attempts(child, log, db3, 3, 60);
+  ASSERT_TRUE(killed) << killed.error().message();
+  const std::string run = *killed;
 
   // What the killed run left behind.
   size_t killed_attempts = 0;

@@ -188,31 +188,9 @@ TEST(OptimizeWrittenSource, KilledAndResumedItLosesNothing) {
   const fs::path db = temp_root() / "killed.db", out = temp_root() / "killed_out";
   const fs::path log = temp_root() / "killed.log";
   testing::KforgeChild child(files_run_args(db, out), log);
-  // Wait for two committed attempts (the store exists once the first line is printed).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  std::unique_ptr<SqliteStore> watch;
-  std::string run;
-  size_t seen = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    ASSERT_FALSE(child.ended()) << "the run ended before it could be killed:\n"
-                                << read_file(log).value();
-    if (!watch) {
-      auto text = read_file(log);
-      if (text && text->find("[  1/") != std::string::npos) {
-        watch = open_store(db);
-        run = only_run(*watch);
-      }
-    }
-    if (watch) {
-      seen = steps_of(*watch, run).size();
-      if (seen >= 2) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_GE(seen, 2u) << "no progress within 120 s:\n" << read_file(log).value();
-  const int status = child.kill();
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
-  watch.reset();
+  auto killed = testing::kill_after_attempts(child, log, db, 2, 120);
+  ASSERT_TRUE(killed) << killed.error().message();
+  const std::string run = *killed;
 
   std::vector<Step> before;
   int64_t killed_evaluations = 0;

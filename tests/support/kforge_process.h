@@ -10,12 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "store/sqlite_store.h"
 #include "support/check.h"
+#include "support/fs.h"
 #include "support/subprocess.h"
 
 namespace kf::testing {
@@ -90,5 +94,51 @@ class KforgeChild {
   pid_t pid_ = -1;
   int status_ = 0;
 };
+
+// The log's text ("" when it cannot be read).
+inline std::string log_text(const std::filesystem::path& log) {
+  auto t = read_file(log);
+  return t ? *t : std::string();
+}
+
+// Waits until `child`'s run has committed `attempts` attempts to the store `db` (opened once its
+// log shows the first judged attempt), then kills it with SIGKILL and reaps it. Returns the run's
+// id; an error says why when the run ended first, made no progress within `timeout_s`, or did not
+// die by SIGKILL.
+inline Expected<std::string> kill_after_attempts(KforgeChild& child,
+                                                 const std::filesystem::path& log,
+                                                 const std::filesystem::path& db, size_t attempts,
+                                                 double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::unique_ptr<SqliteStore> watch;
+  std::string run;
+  size_t seen = 0;
+  while (seen < attempts && std::chrono::steady_clock::now() < deadline) {
+    if (child.ended())
+      return Status::error("the run ended before it could be killed:\n" + log_text(log));
+    if (!watch) {
+      auto text = read_file(log);
+      if (text && text->find("[  1/") != std::string::npos) {
+        auto s = SqliteStore::open(db);
+        if (!s) return s.error();
+        auto runs = (*s)->list_runs();
+        if (!runs || runs->size() != 1) return Status::error("expected one run in the store");
+        run = runs->front().id;
+        watch = std::move(*s);
+      }
+    }
+    if (watch) {
+      auto a = watch->attempts(run);
+      if (!a) return a.error();
+      seen = a->size();
+    }
+    if (seen < attempts) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (seen < attempts) return Status::error("no progress within the time limit:\n" + log_text(log));
+  const int status = child.kill();
+  if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+    return Status::error("the run was not killed by SIGKILL: status " + std::to_string(status));
+  return run;
+}
 
 }  // namespace kf::testing
