@@ -9,6 +9,7 @@
 #include "harness/evaluator.h"
 #include "lower/lower.h"
 #include "schedule/trace.h"
+#include "te/compile.h"
 
 namespace kf::agents {
 namespace {
@@ -104,7 +105,14 @@ StageTimes stage_times(const Task& task, const RunResult& result, int threads,
   };
   auto schedule = sched::parse_schedule(*o.schedule, "candidate schedule");
   if (!schedule) return fail("schedule: " + schedule.error().message());
-  auto build = generate_instrumented_kernel(task, *schedule, LowerOptions{});
+  std::shared_ptr<const te::Program> program = o.program;
+  if (!program) {
+    auto parsed = te::compile_spec(task);
+    if (!parsed) return fail("the task's TE spec: " + parsed.error().message());
+    program = std::make_shared<const te::Program>(std::move(*parsed));
+  }
+  auto build =
+      generate_instrumented_kernel(task, *program, *schedule, LowerOptions{.target = o.target});
   if (!build) return fail("instrumented build: " + build.error().message());
   const double per_call = result.timing ? result.timing->median_s : 0;
   const int calls =
@@ -112,6 +120,8 @@ StageTimes stage_times(const Task& task, const RunResult& result, int threads,
   EvalOptions eo;
   eo.threads = threads;
   eo.compile.cxx = o.cxx;
+  eo.compile.extra_flags = o.compile_flags;
+  eo.program = program;
   eo.run_timeout_s = std::max(30.0, 10 * per_call);
   auto seconds = time_stages(task, build->source, calls, eo);
   if (!seconds) return fail(seconds.error().message());

@@ -28,6 +28,7 @@
 // they become a finding "vectorization report unavailable: ..." and available = false.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -35,10 +36,12 @@
 
 #include "agents/profile_disasm.h"
 #include "agents/profile_vectorization.h"
+#include "codegen/codegen_cpp.h"
 #include "harness/machine.h"
 #include "harness/run_result.h"
 #include "support/status.h"
 #include "task/task.h"
+#include "te/ast.h"
 
 namespace kf::agents {
 
@@ -54,6 +57,12 @@ struct ProfileOptions {
   // hand-written code, whose stage 8 is then skipped.
   std::optional<std::string> schedule;
   double stage_time_s = 1.0;  // calls of the instrumented build: about this long, 1 to 20
+  // What the instrumented build is generated and compiled for: the candidate's own target, so
+  // that it runs where the candidate ran.
+  CodegenTarget target = CodegenTarget::avx512;
+  std::vector<std::string> compile_flags;
+  // The task's parsed TE spec (CompiledTask::program); null: parsed when stage 8 needs it.
+  std::shared_ptr<const te::Program> program;
 };
 
 // Stage 1. Copied from RunResult::roofline; known = false when the result has none (not

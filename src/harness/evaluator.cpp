@@ -23,13 +23,13 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   res.task = task.name;
   res.threads = o.threads;
   if (o.machine) res.machine = o.machine->fingerprint;
-  std::optional<te::Program> program;
-  if (!task.te_spec.empty()) {
+  std::shared_ptr<const te::Program> program = o.program;
+  if (!program && !task.te_spec.empty()) {
     auto p = te::compile_spec(task);
     if (!p) return Status::error("the task's TE spec: " + p.error().message());
-    program = std::move(*p);
+    program = std::make_shared<const te::Program>(std::move(*p));
   }
-  Judge judge(task, o, res, program ? &*program : nullptr);
+  Judge judge(task, o, res, program.get());
 
   judge.note("compiling the candidate");
   CompiledObject cand =

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,7 @@
 #include "harness/run_result.h"
 #include "harness/toolchain.h"
 #include "task/task.h"
+#include "te/ast.h"
 
 namespace kf {
 
@@ -63,6 +65,9 @@ struct EvalOptions {
   double cpu_limit_s = 600;          // CPU time of one worker over its whole life (RLIMIT_CPU)
   double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
   CompileOptions compile;
+  // The task's parsed TE spec, as the mode loaded it (CompiledTask::program): the oracle
+  // interprets it. Null: evaluate() parses the spec itself (when the task has one).
+  std::shared_ptr<const te::Program> program;
   std::optional<MachineLimits> machine;
   // Called once when a candidate looks faster than `machine` allows, before it is called
   // suspicious: ceilings probed while the machine was busy are too low, so they are measured

@@ -57,9 +57,13 @@ struct LowerOptions {
 Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
                                 const sched::Schedule& schedule, const LowerOptions& options);
 
-// compile_spec + lower + codegen_cpp, with a header comment that names the task and carries
-// `// kforge: schedule-hash HASH` and the schedule itself. Fails when the task has no TE spec,
-// the spec does not compile, or the schedule is illegal.
+// lower + codegen_cpp of the task's parsed TE spec (`program`, as CompiledTask keeps it), with a
+// header comment that names the task and carries `// kforge: schedule-hash HASH` and the
+// schedule itself. Fails when the schedule is illegal.
+Expected<std::string> generate_kernel(const Task& task, const te::Program& program,
+                                      const sched::Schedule& schedule, const LowerOptions& options);
+// The same for a task whose spec is not parsed yet (one-off callers: `kforge lower`). Fails also
+// when the task has no TE spec or the spec does not compile.
 Expected<std::string> generate_kernel(const Task& task, const sched::Schedule& schedule,
                                       const LowerOptions& options);
 
@@ -68,7 +72,7 @@ inline constexpr std::string_view kGeneratedHeader = "// kforge: schedule-hash "
 
 // The profiler's instrumented build of the same kernel: generate_kernel's code with stage
 // timers (CodegenOptions::stage_timers), and the names of the timed stages.
-Expected<GeneratedCpp> generate_instrumented_kernel(const Task& task,
+Expected<GeneratedCpp> generate_instrumented_kernel(const Task& task, const te::Program& program,
                                                     const sched::Schedule& schedule,
                                                     const LowerOptions& options);
 

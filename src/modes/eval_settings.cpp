@@ -11,11 +11,12 @@ namespace {
 constexpr double kSearchTimingWall = 20;
 }  // namespace
 
-EvalOptions eval_options_for(const EvalSettings& s, const Task& task, int threads,
+EvalOptions eval_options_for(const EvalSettings& s, const CompiledTask& task, int threads,
                              const std::string& kind, const RunResult* best,
                              const agents::CandidateMsg* rival) {
   EvalOptions e;
   e.threads = threads;
+  e.program = task.program;
   e.seed = s.seed;
   e.time_reference = false;
   e.min_time_s = s.min_time_s;
@@ -34,7 +35,7 @@ EvalOptions eval_options_for(const EvalSettings& s, const Task& task, int thread
   if (!s.simulated) e.remeasure = remeasure_machine(threads, s.cxx);
   if (kind == "final") {
     e.time_reference = true;
-    e.time_baseline = task.baseline.has_value();
+    e.time_baseline = task.task.baseline.has_value();
     e.min_time_s = s.final_min_time_s;
     e.max_timing_wall_s = EvalOptions{}.max_timing_wall_s;
     e.stop_slower_than_s = 0;

@@ -3,7 +3,7 @@
 // here, so "search", "final" and "confirm" mean the same in each.
 //
 //   EvalSettings s{.threads = 1, .seed = 7, .cxx = "g++", .machine = &machine};
-//   EvalOptions e = eval_options_for(s, task, c.threads, "plan", &best_result, nullptr);
+//   EvalOptions e = eval_options_for(s, compiled, c.threads, "plan", &best_result, nullptr);
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@
 #include "agents/messages.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
-#include "task/task.h"
+#include "schedule/compiled_task.h"
 
 namespace kf {
 
@@ -29,8 +29,9 @@ struct EvalSettings {
 // The options for judging a candidate with `threads` threads as a measurement of `kind` ("final":
 // the final run, timed with the reference and the baseline; anything else: a search
 // measurement). `best`: the best's result, which bounds a search measurement's time (nullptr:
-// none yet). `rival`: a candidate timed side by side with it (a confirmation).
-EvalOptions eval_options_for(const EvalSettings& s, const Task& task, int threads,
+// none yet). `rival`: a candidate timed side by side with it (a confirmation). The judge reads the
+// task's parsed spec from `task`.
+EvalOptions eval_options_for(const EvalSettings& s, const CompiledTask& task, int threads,
                              const std::string& kind, const RunResult* best,
                              const agents::CandidateMsg* rival);
 

@@ -285,7 +285,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
                               .machine = &machine_,
                               .simulated = !o_.simulate.empty()};
   const EvalOptions e =
-      eval_options_for(settings, compiled_.task, c.threads, kind, &best_result_, rival);
+      eval_options_for(settings, compiled_, c.threads, kind, &best_result_, rival);
   return log_->measure(c, kind, strategy, e);
 }
 
@@ -362,7 +362,7 @@ Expected<bool> Loop::step() {
   agents::PlanInput pi;
   pi.task = &compiled_;
   pi.best = &best_;
-  pi.evidence = evidence_cache_.get(compiled_, best_, best_result_, machine_, o_);
+  pi.evidence = evidence_cache_.get(compiled_, best_, best_result_, machine_, target_, o_);
   pi.tried = tried_;
   pi.ctx = move_context();
   pi.stop_fraction = o_.stop_fraction;

@@ -9,6 +9,7 @@
 #include "agents/messages.h"
 #include "agents/profiler.h"
 #include "agents/roles.h"
+#include "harness/target.h"
 #include "modes/optimize.h"
 #include "schedule/compiled_task.h"
 #include "schedule/primitives.h"
@@ -39,7 +40,7 @@ inline bool wants_stage_times(const CompiledTask& task, const agents::CandidateM
 class EvidenceCache {
  public:
   agents::Evidence get(const CompiledTask& task, const agents::CandidateMsg& c, const RunResult& r,
-                       const MachineInfo& machine, const OptimizeOptions& o) {
+                       const MachineInfo& machine, const Target& target, const OptimizeOptions& o) {
     auto it = cache_.find(c.key);
     if (it != cache_.end()) return it->second;
     agents::Evidence e = agents::evidence_from_result(r, c.threads);
@@ -50,6 +51,9 @@ class EvidenceCache {
       po.stage_times = wants_stage_times(task, c, o.stage_times);
       po.stage_time_s = o.stage_time_s;
       if (c.generated) po.schedule = c.generated->schedule;
+      po.target = target.codegen;
+      po.compile_flags = target.compile_flags;
+      po.program = task.program;
       auto p = agents::profile_candidate(task.task, c.source, r, machine, po);
       if (p) {
         e.not_vectorized = p->tags.not_vectorized;

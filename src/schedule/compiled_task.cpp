@@ -13,7 +13,8 @@ Expected<CompiledTask> compile_task(const std::filesystem::path& dir) {
   if (out.task.te_spec.empty()) return out;
   auto program = te::compile_spec(out.task);
   if (!program) return program.error();
-  out.base = sched::make_pipeline(*program, out.task);
+  out.program = std::make_shared<const te::Program>(std::move(*program));
+  out.base = sched::make_pipeline(*out.program, out.task);
   out.base->task = &out.task;
   return out;
 }

@@ -523,9 +523,7 @@ TEST(BuiltinPlanner, FusionThatOnlyMovesWorkExpectsLocalitysGain) {
 // task. A best it did not generate (written by another brain) is planned for as the default
 // schedule; a task with no TE spec gets a stop that says why.
 TEST(BuiltinPlanner, PlansFromTheCompiledTaskWhateverWroteTheBest) {
-  CompiledTask gemm;
-  gemm.task = testing::task_at("bench/jaxbench/08_gemm");
-  gemm.base = testing::pipeline_of(gemm.task);
+  const CompiledTask gemm = testing::compiled_at("bench/jaxbench/08_gemm");
   PlanInput in;
   in.task = &gemm;
   in.evidence = evidence("compute", 0.05);

@@ -21,9 +21,8 @@ using builtin_test::recipe_of;
 class Implementer : public ::testing::Test {
  protected:
   void SetUp() override {
-    gemm_ = testing::task_at("bench/jaxbench/08_gemm");
-    compiled_.task = gemm_;
-    compiled_.base = testing::pipeline_of(compiled_.task);
+    compiled_ = testing::compiled_at("bench/jaxbench/08_gemm");
+    gemm_ = compiled_.task;
   }
   WorkContext input(const CandidateMsg* best = nullptr, int threads = 1) {
     WorkContext in;
@@ -183,9 +182,7 @@ TEST_F(Implementer, PipelineOfReplaysARecipe) {
 // the rewritten stages; a step left with nothing to do there (13's rfactor of the row max and of
 // the normalizer sum, both gone) is dropped.
 TEST(ImplementerRewrite, GoesAheadOfTheLoopSchedulingAndDropsStepsLeftIdle) {
-  CompiledTask task;
-  task.task = testing::task_at("bench/jaxbench/13_cross_entropy");
-  task.base = testing::pipeline_of(task.task);
+  const CompiledTask task = testing::compiled_at("bench/jaxbench/13_cross_entropy");
   BuiltinImplementer impl;
   WorkContext in;
   in.task = &task;
@@ -223,12 +220,7 @@ CandidateMsg generated_candidate() {
 
 // The debugger's view of the task it repairs for: rmsnorm, where a row reduction's steps apply.
 const WorkContext& rmsnorm_work() {
-  static const CompiledTask task = [] {
-    CompiledTask t;
-    t.task = testing::task_at("bench/jaxbench/12_rmsnorm");
-    t.base = testing::pipeline_of(t.task);
-    return t;
-  }();
+  static const CompiledTask task = testing::compiled_at("bench/jaxbench/12_rmsnorm");
   static const WorkContext in{.task = &task, .best = nullptr, .ctx = {}, .compile = {}};
   return in;
 }

@@ -51,9 +51,7 @@ TEST(DirectConvBlocking, TilesTheConvolutionAndNothingElse) {
 }
 
 TEST(DirectConvBlocking, TheTiledConvolutionPassesTheJudge) {
-  CompiledTask task;
-  task.task = testing::task_at(kConv);
-  task.base = testing::pipeline_of(task.task);
+  const CompiledTask task = testing::compiled_at(kConv);
   const WorkContext in{.task = &task, .best = nullptr, .ctx = {}, .compile = {}};
   auto c = generate(recipe_of({"direct_conv_blocking"}), in, "builtin:direct_conv_blocking");
   ASSERT_TRUE(c) << c.error().message();

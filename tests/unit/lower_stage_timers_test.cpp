@@ -10,6 +10,7 @@
 namespace kf {
 namespace {
 
+using testing::program_of;
 using testing::schedule_of;
 using testing::task_at;
 
@@ -25,7 +26,7 @@ constexpr const char* kNested = "compute_at ms y.n\ncompute_at ms_r y.n\n";
 
 TEST(StageTimers, EachTopLevelStageIsTimedInProgramOrder) {
   const Task task = small_rmsnorm();
-  auto g = generate_instrumented_kernel(task, {}, {});
+  auto g = generate_instrumented_kernel(task, program_of(task), {}, {});
   ASSERT_TRUE(g.has_value()) << g.error().message();
   EXPECT_EQ(g->timed_stages, (std::vector<std::string>{"ms_r", "ms", "y"}));  // ms_r: the sum
   EXPECT_NE(g->source.find("extern \"C\" __attribute__((visibility(\"default\"))) int "
@@ -34,7 +35,7 @@ TEST(StageTimers, EachTopLevelStageIsTimedInProgramOrder) {
   EXPECT_NE(g->source.find("kf_stage_ns[1] += kf_stage_clock() - kf_stage_t1;"), std::string::npos);
 
   // A stage computed inside another's loops is part of that one's time: no timer of its own.
-  auto nested = generate_instrumented_kernel(task, schedule_of(kNested), {});
+  auto nested = generate_instrumented_kernel(task, program_of(task), schedule_of(kNested), {});
   ASSERT_TRUE(nested.has_value()) << nested.error().message();
   EXPECT_EQ(nested->timed_stages, (std::vector<std::string>{"y"}));
 
@@ -46,14 +47,14 @@ TEST(StageTimers, EachTopLevelStageIsTimedInProgramOrder) {
 
 TEST(StageTimers, TheInstrumentedBuildComputesTheSameResult) {
   const Task task = small_rmsnorm();
-  auto g = generate_instrumented_kernel(task, schedule_of(kNested), {});
+  auto g = generate_instrumented_kernel(task, program_of(task), schedule_of(kNested), {});
   ASSERT_TRUE(g.has_value()) << g.error().message();
   EXPECT_EQ(testing::judge(task, g->source), "ok");
 }
 
 TEST(StageTimers, TimesComeBackPerStageThroughTheWorker) {
   const Task task = small_rmsnorm();
-  auto g = generate_instrumented_kernel(task, {}, {});
+  auto g = generate_instrumented_kernel(task, program_of(task), {}, {});
   ASSERT_TRUE(g.has_value()) << g.error().message();
   auto s = time_stages(task, g->source, 3, EvalOptions{});
   ASSERT_TRUE(s.has_value()) << s.error().message();
@@ -74,7 +75,7 @@ TEST(StageTimers, TimesComeBackPerStageThroughTheWorker) {
 
 TEST(StageTimers, AnInstrumentedBuildThatCrashesIsAnError) {
   const Task task = small_rmsnorm();
-  auto g = generate_instrumented_kernel(task, {}, {});
+  auto g = generate_instrumented_kernel(task, program_of(task), {}, {});
   ASSERT_TRUE(g.has_value()) << g.error().message();
   std::string src = g->source;
   const std::string clock = "static inline int64_t kf_stage_clock() {\n";

@@ -8,6 +8,7 @@
 
 #include "harness/evaluator.h"
 #include "lower/lower.h"
+#include "schedule/compiled_task.h"
 #include "schedule/pipeline.h"
 #include "schedule/primitives.h"
 #include "support/test_env.h"
@@ -22,11 +23,25 @@ inline Task task_at(const std::string& rel) {
   return *t;
 }
 
+// A task loaded as a mode loads it (compile_task): with its parsed spec and default pipeline.
+inline CompiledTask compiled_at(const std::string& rel) {
+  auto t = compile_task(source_dir() / rel);
+  KF_CHECK(t.has_value()) << t.error().message();
+  return std::move(*t);
+}
+
 inline sched::Schedule schedule_of(const std::string& text,
                                    const std::string& file = "test.sched") {
   auto s = sched::parse_schedule(text, file);
   KF_CHECK(s.has_value()) << s.error().message();
   return *s;
+}
+
+// The task's parsed and checked TE spec.
+inline te::Program program_of(const Task& task) {
+  auto p = te::compile_spec(task);
+  KF_CHECK(p.has_value()) << p.error().message();
+  return std::move(*p);
 }
 
 // The default-scheduled pipeline of a task.

@@ -55,7 +55,7 @@ const Recipe& recipe_of(const CandidateMsg* c) {
 
 Expected<CandidateMsg> generate(const Recipe& recipe, const WorkContext& in,
                                 const std::string& origin) {
-  if (!in.task || !in.task->base)
+  if (!in.task || !in.task->base || !in.task->program)
     return Status::error("the built-in brain generates kernels from a TE spec; " +
                          (in.task ? in.task->task.name : std::string("the task")) + " has none");
   const sched::Pipeline& base = *in.task->base;
@@ -71,7 +71,7 @@ Expected<CandidateMsg> generate(const Recipe& recipe, const WorkContext& in,
   r->schedule.file = "recipe";
   LowerOptions lo;
   if (in.ctx.target) lo.target = in.ctx.target->codegen;
-  auto src = generate_kernel(in.task->task, r->schedule, lo);
+  auto src = generate_kernel(in.task->task, *in.task->program, r->schedule, lo);
   if (!src) return Status::error("lowering failed (a kforge bug): " + src.error().message());
   CandidateMsg c;
   c.source = *src;
