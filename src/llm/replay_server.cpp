@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -147,6 +148,12 @@ Expected<std::unique_ptr<ReplayServer>> ReplayServer::start(Transcript transcrip
   }
   st->http.set_payload_max_length(kMaxTranscriptBytes);
   st->http.set_tcp_nodelay(true);
+  // httplib's default sets SO_REUSEPORT, which lets a second server bind the same port and
+  // silently take half the requests: SO_REUSEADDR only (a restart may reuse a closing port).
+  st->http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   st->http.set_read_timeout(5, 0);
   st->http.set_write_timeout(5, 0);
   const std::string& host = st->options.host;
