@@ -9,6 +9,8 @@
 #
 # Each kforge binary runs from its own build tree (it finds its worker beside it). Profiling is
 # off on both sides: the stage-time measurement is a timing the recording does not hold.
+# REPLAY_REUSE=1 keeps the recordings already in OUT_DIR (OLD is then not run): a change checked
+# again and again against one recording of the build before it.
 # Exit status 0 when every task replays identically; the differences are printed otherwise.
 set -euo pipefail
 
@@ -29,10 +31,14 @@ status=0
 for task in "$@"; do
   name=$(basename "$task")
   dir=$out/$name
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  "$old" optimize "$task" "${opts[@]}" --record "$dir/rec.jsonl" --store "$dir/old.db" \
-    --out "$dir/old" > "$dir/old.log" 2>&1 || { echo "$name: the recording run failed"; status=1; continue; }
+  if [[ -n ${REPLAY_REUSE:-} && -f $dir/rec.jsonl && -f $dir/old.db ]]; then
+    rm -rf "$dir/new" "$dir/new.db"
+  else
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "$old" optimize "$task" "${opts[@]}" --record "$dir/rec.jsonl" --store "$dir/old.db" \
+      --out "$dir/old" > "$dir/old.log" 2>&1 || { echo "$name: the recording run failed"; status=1; continue; }
+  fi
   "$new" optimize "$task" "${opts[@]}" --simulate "$dir/rec.jsonl" --store "$dir/new.db" \
     --out "$dir/new" > "$dir/new.log" 2>&1 || { echo "$name: the replay failed"; tail -3 "$dir/new.log"; status=1; continue; }
   for side in old new; do

@@ -147,11 +147,13 @@ Expr padded_read(const Expr& of, std::vector<Expr> idx) {
   return a;
 }
 
-Stage copy_stage(const std::string& name, const std::string& note, te::ValueType type,
-                 std::vector<te::IndexVar> vars, Expr body) {
+Stage copy_stage(const std::string& name, const std::string& of, const std::string& note,
+                 te::ValueType type, std::vector<te::IndexVar> vars, Expr body) {
   Stage c;
   c.name = name;
   c.note = note;
+  c.origin = StageOrigin::padded_copy;
+  c.origin_of = of;
   c.type = type;
   c.vars = std::move(vars);
   c.body = std::move(body);
@@ -452,10 +454,12 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   const PhaseSplit::Copy w_c = b.padded_taps(w, tensor_extents(p, w.ref));
   const int pos = *si;
   const std::string in_name = name + "_in", w_name = name + "_w";
-  Stage in_copy = copy_stage(in_name, "padded copy of " + in.name + " for phase_split of " + s.name,
-                             in.type, in_c.vars, padded_read(in, in_c.src));
-  Stage w_copy = copy_stage(w_name, "padded copy of " + w.name + " for phase_split of " + s.name,
-                            w.type, w_c.vars, padded_read(w, w_c.src));
+  Stage in_copy =
+      copy_stage(in_name, in.name, "padded copy of " + in.name + " for phase_split of " + s.name,
+                 in.type, in_c.vars, padded_read(in, in_c.src));
+  Stage w_copy =
+      copy_stage(w_name, w.name, "padded copy of " + w.name + " for phase_split of " + s.name,
+                 w.type, w_c.vars, padded_read(w, w_c.src));
   Expr product;
   for (size_t f = 0; f < factors.size(); ++f) {
     Expr x = static_cast<int>(f) == guarded ? stage_access(in_name, pos, in_c.read, in.type)
@@ -466,6 +470,8 @@ Status apply_phase_split(Pipeline& p, const Primitive& prim) {
   Stage ph;
   ph.name = name;
   ph.note = "phase_split of " + s.name;
+  ph.origin = StageOrigin::phase_split;
+  ph.origin_of = s.name;
   ph.type = s.type;
   ph.vars = b.vars;
   ph.reduce_vars = b.rvars;

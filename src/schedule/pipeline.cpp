@@ -31,6 +31,26 @@ std::string to_string(LoopKind k) {
   return "?";
 }
 
+std::string_view origin_name(StageOrigin origin) {
+  switch (origin) {
+    case StageOrigin::spec:
+      return "spec";
+    case StageOrigin::cache_read:
+      return "cache_read";
+    case StageOrigin::cache_write:
+      return "cache_write";
+    case StageOrigin::padded_copy:
+      return "padded_copy";
+    case StageOrigin::rfactor:
+      return "rfactor";
+    case StageOrigin::phase_split:
+      return "phase_split";
+    case StageOrigin::lifted:
+      return "lifted";
+  }
+  return "?";
+}
+
 const std::vector<int>& Stage::loop_rvars() const {
   static const std::vector<int> none;
   return reduction ? body.rvars : none;
@@ -351,6 +371,8 @@ void lift_subexpression(Pipeline& p, int si, Expr& r, const std::string& name,
   e.name = name;
   e.type = r.type;
   e.note = note;
+  e.origin = StageOrigin::lifted;
+  e.origin_of = s.name;
   std::vector<Expr> access_idx;
   std::map<int, int> index_pos, reduce_pos;
   std::map<int, Expr> reduce_lo;  // where each lifted reduction var's covering range starts

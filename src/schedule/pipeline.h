@@ -86,6 +86,19 @@ struct DoubleBuffer {
   int64_t every = 32;
 };
 
+// The primitive that made a stage. Passes and brains ask this field, never the note (text for
+// people, which later primitives may extend).
+enum class StageOrigin {
+  spec,         // a stage of the TE program
+  cache_read,   // a packed copy of an operand (origin_of: the tensor copied)
+  cache_write,  // the accumulator of a stage (origin_of: that stage)
+  padded_copy,  // phase_split's zero-padded copy of an operand (origin_of: the tensor)
+  rfactor,      // the partial reduction of a stage (origin_of: that stage)
+  phase_split,  // one phase of a strided convolution (origin_of: the split stage)
+  lifted,       // a subexpression lifted out of a stage into its own (origin_of: that stage)
+};
+std::string_view origin_name(StageOrigin origin);
+
 struct Stage {
   // What it computes.
   std::string name;
@@ -98,7 +111,9 @@ struct Stage {
   int scan_dim = -1;              // recurrence: the dim that must ascend
   std::optional<te::Expr> where;  // reduction stages: update only where true
   std::optional<WhereSplit> where_split;
-  std::string note;  // provenance, e.g. "cache_write of C"
+  std::string note;  // provenance for people, e.g. "cache_write of C"
+  StageOrigin origin = StageOrigin::spec;
+  std::string origin_of;  // the stage or tensor it was made from ("" for a spec stage)
 
   // How (its schedule).
   std::vector<Loop> loops;    // outermost first

@@ -174,6 +174,8 @@ Status apply_cache_read(Pipeline& p, const Primitive& prim) {
   n.name = name;
   n.type = type;
   n.note = "cache_read of " + tensor + " for " + consumer;
+  n.origin = StageOrigin::cache_read;
+  n.origin_of = tensor;
   std::vector<Expr> idx;
   for (size_t d = 0; d < extents.size(); ++d) {
     te::IndexVar v;
@@ -210,6 +212,8 @@ Status apply_cache_write(Pipeline& p, const Primitive& prim) {
   n.name = name;
   n.output = -1;
   n.note = "cache_write of " + s.name;
+  n.origin = StageOrigin::cache_write;
+  n.origin_of = s.name;
   n.loops = default_loops(n);
   n.splits.clear();
   n.compute = {};
@@ -277,6 +281,8 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim) {
   n.name = name;
   n.type = s.type;
   n.note = "rfactor of " + s.name + " over " + L.name;
+  n.origin = StageOrigin::rfactor;
+  n.origin_of = s.name;
   n.vars = s.vars;
   n.reduce_vars = s.reduce_vars;
   Expr value;  // what the original reduction variable becomes

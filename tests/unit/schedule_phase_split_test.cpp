@@ -52,6 +52,9 @@ TEST(PhaseSplit, TheTransposedConvolutionBecomesOneConvolutionPerPhase) {
   // The copies are zero-padded reads of the task's tensors.
   EXPECT_EQ(te::to_string(p.stages[p.find("zp_w")].body), "(weight[c, k, a_w, b_w, e_w] else 0.0)");
   EXPECT_NE(p.stages[p.find("zp_in")].note.find("padded copy of x"), std::string::npos);
+  EXPECT_EQ(p.stages[p.find("zp_in")].origin, StageOrigin::padded_copy);
+  EXPECT_EQ(p.stages[p.find("zp_in")].origin_of, "x");
+  EXPECT_EQ(p.stages[p.find("zp")].origin, StageOrigin::phase_split);
 }
 
 TEST(PhaseSplit, PassesTheJudgeAtEveryTestShapeAloneAndRegisterBlocked) {

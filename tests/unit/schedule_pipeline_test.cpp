@@ -19,6 +19,26 @@ TEST(SchedulePipeline, GemmIsOneReductionStage) {
             "  compute: root\n");
 }
 
+// Each stage says which primitive made it and from what, as typed fields: what passes and brains
+// read (the note is for people).
+TEST(SchedulePipeline, StagesSayWhichPrimitiveMadeThem) {
+  Task task = task_at("bench/jaxbench/08_gemm");
+  Pipeline p = pipeline_of(task);
+  const Status st = apply_schedule(p, testing::schedule_of("split C.k k.o k.i 16\n"
+                                                           "rfactor C.k.o C_rf\n"
+                                                           "cache_write C_rf C_w\n"
+                                                           "cache_read B C_w B_p\n"));
+  ASSERT_TRUE(st.ok()) << st.message();
+  const auto origin = [&](const std::string& name) {
+    const Stage& s = p.stages[static_cast<size_t>(p.find(name))];
+    return std::string(origin_name(s.origin)) + " " + s.origin_of;
+  };
+  EXPECT_EQ(origin("C"), "spec ");
+  EXPECT_EQ(origin("C_rf"), "rfactor C");
+  EXPECT_EQ(origin("C_w"), "cache_write C_rf");
+  EXPECT_EQ(origin("B_p"), "cache_read B");
+}
+
 TEST(SchedulePipeline, ReductionsInsideExpressionsBecomeStages) {
   Task task = task_at("bench/jaxbench/50_matmul_gelu_softmax");
   Pipeline p = pipeline_of(task);

@@ -23,15 +23,15 @@ using sched::Stage;
 // Whether a (top-level) stage was produced by cache_write or cache_read, or is a zero-padded copy
 // of phase_split (inlined, its reads would be guarded again: 28, 8.4 -> 460 ms).
 bool is_cache_stage(const Stage& s) {
-  return s.note.starts_with("cache_write of") || s.note.starts_with("cache_read of") ||
-         s.note.starts_with("padded copy of");
+  return s.origin == sched::StageOrigin::cache_write ||
+         s.origin == sched::StageOrigin::cache_read || s.origin == sched::StageOrigin::padded_copy;
 }
 
 // A pack whose storage puts another dim innermost than its inner loop (a weight panel stored
 // transposed): lowering copies it in blocks transposed in registers (lower/transpose_copies);
 // vectorizing its inner loop would turn each vector into a scatter instead.
 bool transposing_pack(const Stage& s) {
-  if (!s.note.starts_with("cache_read of") || s.storage_order.empty() || s.loops.empty())
+  if (s.origin != sched::StageOrigin::cache_read || s.storage_order.empty() || s.loops.empty())
     return false;
   return s.vars[static_cast<size_t>(s.storage_order.back())].name != s.loops.back().name;
 }
@@ -39,7 +39,8 @@ bool transposing_pack(const Stage& s) {
 // Index of the stage that accumulates s (cache_write of s), or -1.
 int accumulator_of(const Pipeline& p, const Stage& s) {
   for (size_t i = 0; i < p.stages.size(); ++i)
-    if (p.stages[i].note == "cache_write of " + s.name) return static_cast<int>(i);
+    if (p.stages[i].origin == sched::StageOrigin::cache_write && p.stages[i].origin_of == s.name)
+      return static_cast<int>(i);
   return -1;
 }
 
@@ -199,7 +200,7 @@ bool register_tileable(const Stage& s) {
 // reduction itself computed at an output's tile with unrolled rows and vector columns
 // (register_block_epilogue).
 bool register_tile(const Stage& s) {
-  if (s.note.starts_with("cache_write of")) return true;
+  if (s.origin == sched::StageOrigin::cache_write) return true;
   return !is_cache_stage(s) && gemm_like(s) && s.compute.kind == ComputeKind::at &&
          has_kind(s, LoopKind::unrolled) && has_kind(s, LoopKind::vectorized);
 }
@@ -454,7 +455,7 @@ PipelineFacts pipeline_facts(const Pipeline& p) {
     if (gemm_like(s)) ++f.gemm_like;
     if (register_tileable(s)) ++f.tileable;
     if (register_tile(s)) ++f.register_blocked;
-    if (s.note.starts_with("cache_read of")) ++f.packed;
+    if (s.origin == sched::StageOrigin::cache_read) ++f.packed;
     if (!double_buffer_carrier(p, s).empty()) ++f.packed_in_loop;
     if (s.double_buffer) ++f.double_buffered;
     if (row_reduction(s) && !left_to_change_layout(p, s) && !register_block_target(p, s))

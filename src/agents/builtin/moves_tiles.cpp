@@ -282,7 +282,7 @@ Expected<std::vector<MoveGroup>> moves_pack_operand(const Pipeline& p, const Kno
 // the next panel's rows (its outermost serial reduction loop: the micro-kernel's k); "" when the
 // pack is not such a stage or is double buffered already.
 std::string double_buffer_carrier(const Pipeline& p, const Stage& s) {
-  if (!s.note.starts_with("cache_read of") || s.reduction || s.double_buffer ||
+  if (s.origin != sched::StageOrigin::cache_read || s.reduction || s.double_buffer ||
       s.compute.kind != ComputeKind::at || s.loops.empty())
     return "";
   const int host = p.find(s.compute.stage);

@@ -35,8 +35,8 @@ void top_level_hosts(const sched::Pipeline& p, int i, std::set<std::string>& out
 bool copy_out(const sched::Pipeline& p, const std::string& name,
               const std::set<std::string>& named) {
   for (const auto& c : p.stages)
-    if (c.note == "cache_write of " + name && c.compute.kind == sched::ComputeKind::at &&
-        c.compute.stage == name && !named.count(c.name))
+    if (c.origin == sched::StageOrigin::cache_write && c.origin_of == name &&
+        c.compute.kind == sched::ComputeKind::at && c.compute.stage == name && !named.count(c.name))
       return true;
   return false;
 }
