@@ -1,8 +1,12 @@
 // The OpenAI-compatible client (llm/client.h) against the real replay server on loopback: replies
 // parsed with their tokens, each fault retried or reported as the header says, the wait before a
 // retry (injected, so nothing sleeps), and no key in any message.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -47,6 +51,34 @@ struct Fixture {
                           .uniform = [] { return 0.5; },
                           .on_attempt = [this](const Attempt& a) { attempts.push_back(a); }});
   }
+};
+
+// A loopback port held by this test: bound only (a connection is refused), or listening but
+// never accepting (a connection opens and nothing answers). No other server can take it.
+class HeldPort {
+ public:
+  explicit HeldPort(bool listening) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    KF_CHECK(fd_ >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    KF_CHECK(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    socklen_t n = sizeof(a);
+    KF_CHECK(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &n) == 0);
+    port_ = ntohs(a.sin_port);
+    if (listening) {
+      KF_CHECK(::listen(fd_, 8) == 0);
+    }
+  }
+  ~HeldPort() { ::close(fd_); }
+  HeldPort(const HeldPort&) = delete;
+  HeldPort& operator=(const HeldPort&) = delete;
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
 };
 
 ChatRequest hello() {
@@ -232,8 +264,9 @@ TEST(LlmClient, ADroppedConnectionIsRetried) {
 
 TEST(LlmClient, ARefusedConnectionIsRetriedThenReported) {
   Fixture f(R"({"exchanges": []})");
+  const HeldPort refused(/*listening=*/false);
   LlmSettings s = f.settings(/*max_retries=*/2);
-  f.server->stop();  // nothing listens on its port now
+  s.base_url = refused.base_url();
   std::vector<double> sleeps;
   ChatClient client(s, {.sleep = [&](double t) { sleeps.push_back(t); }});
   auto r = client.complete(hello());
@@ -291,13 +324,18 @@ TEST(LlmClient, TheProbeAcceptsAnEndpointThatListsNoModels) {
 
 TEST(LlmClient, TheProbeFailsFastWhenNothingAnswers) {
   Fixture f(R"({"exchanges": []})");
-  LlmSettings s = f.settings();
-  f.server->stop();
-  const auto start = std::chrono::steady_clock::now();
-  auto p = ChatClient(s, {.probe_timeout_s = 1}).probe();
-  ASSERT_FALSE(p);
-  EXPECT_THAT(p.error().message(), HasSubstr("does not answer"));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  for (const bool listening : {false, true}) {
+    const HeldPort port(listening);
+    LlmSettings s = f.settings();
+    s.base_url = port.base_url();
+    const auto start = std::chrono::steady_clock::now();
+    auto p = ChatClient(s, {.probe_timeout_s = 1}).probe();
+    ASSERT_FALSE(p);
+    EXPECT_THAT(p.error().message(), HasSubstr("the endpoint does not answer"));
+    EXPECT_THAT(p.error().message(),
+                HasSubstr(listening ? "no answer within 1 s" : "could not connect"));
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  }
 }
 
 TEST(LlmClient, NoMessageHoldsTheKeyEvenWhenTheServerEchoesIt) {
