@@ -209,4 +209,29 @@ Expected<int> MemoryStore::next_message_seq(const std::string& run_id) {
   return next_seq_of(messages_, run_id);
 }
 
+Status MemoryStore::put_llm_exchange(const LlmExchangeRecord& e) {
+  std::lock_guard lock(mu_);
+  constexpr std::string_view op = "put_llm_exchange";
+  bool run =
+      std::any_of(runs_.begin(), runs_.end(), [&](const RunRecord& r) { return r.id == e.run_id; });
+  if (!run) return fail(op, fmt::format("no run '{}'", e.run_id));
+  if (exchanges_.count({e.run_id, e.seq}) != 0)
+    return fail(op, fmt::format("llm exchange (run '{}', seq {}) already exists", e.run_id, e.seq));
+  LlmExchangeRecord r = e;
+  r.created_at = now_if_empty(r.created_at);
+  RunSeq at{r.run_id, r.seq};
+  exchanges_.emplace(std::move(at), std::move(r));
+  return ok_status();
+}
+
+Expected<std::vector<LlmExchangeRecord>> MemoryStore::llm_exchanges(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  return of_run(exchanges_, run_id);
+}
+
+Expected<int> MemoryStore::next_llm_exchange_seq(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  return next_seq_of(exchanges_, run_id);
+}
+
 }  // namespace kf

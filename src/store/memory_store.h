@@ -39,6 +39,10 @@ class MemoryStore final : public Store {
   Expected<std::vector<MessageRecord>> messages(const std::string& run_id) override;
   Expected<int> next_message_seq(const std::string& run_id) override;
 
+  Status put_llm_exchange(const LlmExchangeRecord& e) override;
+  Expected<std::vector<LlmExchangeRecord>> llm_exchanges(const std::string& run_id) override;
+  Expected<int> next_llm_exchange_seq(const std::string& run_id) override;
+
  private:
   using RunSeq = std::pair<std::string, int>;
 
@@ -51,6 +55,7 @@ class MemoryStore final : public Store {
   std::map<std::string, EvaluationRecord> evaluations_;
   std::map<RunSeq, AttemptRecord> attempts_;  // ordered by run, then seq
   std::map<RunSeq, MessageRecord> messages_;
+  std::map<RunSeq, LlmExchangeRecord> exchanges_;
 };
 
 }  // namespace kf

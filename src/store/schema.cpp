@@ -75,6 +75,26 @@ CREATE TABLE messages (
 );
 )sql";
 
+// Version 1 -> 2: a run's LLM exchanges, verbatim (a store of version 1 gains the empty table).
+constexpr std::string_view kVersion2 = R"sql(
+CREATE TABLE llm_exchanges (
+  run_id            TEXT NOT NULL REFERENCES runs(id),
+  seq               INTEGER NOT NULL,
+  role              TEXT NOT NULL,
+  model             TEXT NOT NULL,
+  request           TEXT NOT NULL,  -- the HTTP body, verbatim
+  response          TEXT NOT NULL,  -- the HTTP body, verbatim ('' when none came)
+  prompt_tokens     INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  latency_s         REAL NOT NULL,
+  cost              REAL NOT NULL,
+  attempts          INTEGER NOT NULL,
+  error             TEXT NOT NULL,  -- '' when the model answered
+  created_at        TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+)sql";
+
 // The first column of the first row of a statement without parameters, as an integer.
 Expected<int64_t> query_int(sql::Db& db, std::string_view sql) {
   auto st = sql::Statement::prepare(db, sql);
@@ -174,7 +194,7 @@ Status prepare_schema(sql::Db& db) {
 }
 
 const std::vector<std::string_view>& schema_migrations() {
-  static const std::vector<std::string_view> steps = {kVersion1};
+  static const std::vector<std::string_view> steps = {kVersion1, kVersion2};
   return steps;
 }
 

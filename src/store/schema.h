@@ -19,7 +19,7 @@
 
 namespace kf {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Stored in the file header (PRAGMA application_id) so kforge can tell its own stores from other
 // SQLite files: "kfrg".

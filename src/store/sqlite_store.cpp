@@ -26,6 +26,9 @@ constexpr std::string_view kAttemptColumns =
     "detail, created_at";
 constexpr std::string_view kMessageColumns =
     "run_id, seq, from_role, to_role, type, body, created_at";
+constexpr std::string_view kExchangeColumns =
+    "run_id, seq, role, model, request, response, prompt_tokens, completion_tokens, latency_s, "
+    "cost, attempts, error, created_at";
 
 std::string now_if_empty(const std::string& t) {
   return t.empty() ? utc_timestamp() : t;
@@ -128,6 +131,22 @@ Expected<MessageRecord> read_message(const Statement& st, const sql::Db& db) {
   j.read(5, "body", m.body);
   if (!j.status().ok()) return j.status();
   return m;
+}
+
+Expected<LlmExchangeRecord> read_exchange(const Statement& st, const sql::Db&) {
+  return LlmExchangeRecord{.run_id = st.text(0),
+                           .seq = static_cast<int>(st.int64(1)),
+                           .role = st.text(2),
+                           .model = st.text(3),
+                           .request = st.text(4),
+                           .response = st.text(5),
+                           .prompt_tokens = st.int64(6),
+                           .completion_tokens = st.int64(7),
+                           .latency_s = st.real(8),
+                           .cost = st.real(9),
+                           .attempts = static_cast<int>(st.int64(10)),
+                           .error = st.text(11),
+                           .created_at = st.text(12)};
 }
 
 // Every row of a prepared, bound query, read by `read_row`.
@@ -407,6 +426,46 @@ Expected<std::vector<MessageRecord>> SqliteStore::messages(const std::string& ru
 
 Expected<int> SqliteStore::next_message_seq(const std::string& run_id) {
   return next_seq("SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run_id = ?", run_id);
+}
+
+Status SqliteStore::put_llm_exchange(const LlmExchangeRecord& e) {
+  std::lock_guard lock(mu_);
+  constexpr std::string_view op = "put_llm_exchange";
+  auto tx = sql::Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto run = exists("SELECT 1 FROM runs WHERE id = ?", e.run_id);
+  if (!run) return run.error();
+  if (!*run) return fail(op, fmt::format("no run '{}'", e.run_id));
+  auto taken = Statement::prepare(db_, "SELECT 1 FROM llm_exchanges WHERE run_id = ? AND seq = ?");
+  if (!taken) return taken.error();
+  taken->bind(e.run_id, e.seq);
+  auto dup = taken->step();
+  if (!dup) return dup.error();
+  if (*dup)
+    return fail(op, fmt::format("llm exchange (run '{}', seq {}) already exists", e.run_id, e.seq));
+  auto st = Statement::prepare(
+      db_, fmt::format("INSERT INTO llm_exchanges ({}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       kExchangeColumns));
+  if (!st) return st.error();
+  st->bind(e.run_id, e.seq, e.role, e.model, e.request, e.response, e.prompt_tokens,
+           e.completion_tokens, e.latency_s, e.cost, e.attempts, e.error,
+           now_if_empty(e.created_at));
+  KF_RETURN_IF_ERROR(st->run());
+  return tx->commit();
+}
+
+Expected<std::vector<LlmExchangeRecord>> SqliteStore::llm_exchanges(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  auto st = Statement::prepare(
+      db_,
+      fmt::format("SELECT {} FROM llm_exchanges WHERE run_id = ? ORDER BY seq", kExchangeColumns));
+  if (!st) return st.error();
+  st->bind(run_id);
+  return all_rows(*st, db_, &read_exchange);
+}
+
+Expected<int> SqliteStore::next_llm_exchange_seq(const std::string& run_id) {
+  return next_seq("SELECT coalesce(max(seq), 0) + 1 FROM llm_exchanges WHERE run_id = ?", run_id);
 }
 
 }  // namespace kf

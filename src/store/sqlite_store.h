@@ -59,6 +59,10 @@ class SqliteStore final : public Store {
   Expected<std::vector<MessageRecord>> messages(const std::string& run_id) override;
   Expected<int> next_message_seq(const std::string& run_id) override;
 
+  Status put_llm_exchange(const LlmExchangeRecord& e) override;
+  Expected<std::vector<LlmExchangeRecord>> llm_exchanges(const std::string& run_id) override;
+  Expected<int> next_llm_exchange_seq(const std::string& run_id) override;
+
  private:
   explicit SqliteStore(sql::Db db) : db_(std::move(db)) {}
 

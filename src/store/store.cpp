@@ -36,6 +36,10 @@ class FieldReader {
     return read_if(key, &json::is_number_integer, "an integer",
                    [&](const json& v) { out = v.get<int>(); });
   }
+  FieldReader& read(const char* key, int64_t& out) {
+    return read_if(key, &json::is_number_integer, "an integer",
+                   [&](const json& v) { out = v.get<int64_t>(); });
+  }
   FieldReader& read(const char* key, double& out) {
     if (const json* v = find(key); v && v->is_null()) {
       out = std::numeric_limits<double>::quiet_NaN();
@@ -178,6 +182,45 @@ Expected<MessageRecord> MessageRecord::from_json(const json& j) {
   f.read("to_role", m.to_role).read("type", m.type).read("body", m.body);
   f.read("created_at", m.created_at);
   return f.finish(std::move(m));
+}
+
+json LlmExchangeRecord::to_json() const {
+  return json{{"run_id", run_id},
+              {"seq", seq},
+              {"role", role},
+              {"model", model},
+              {"request", request},
+              {"response", response},
+              {"prompt_tokens", prompt_tokens},
+              {"completion_tokens", completion_tokens},
+              {"latency_s", latency_s},
+              {"cost", cost},
+              {"attempts", attempts},
+              {"error", error},
+              {"created_at", created_at}};
+}
+
+Expected<LlmExchangeRecord> LlmExchangeRecord::from_json(const json& j) {
+  LlmExchangeRecord e;
+  FieldReader f(j, "llm exchange record");
+  f.read("run_id", e.run_id).read("seq", e.seq).read("role", e.role).read("model", e.model);
+  f.read("request", e.request).read("response", e.response);
+  f.read("prompt_tokens", e.prompt_tokens).read("completion_tokens", e.completion_tokens);
+  f.read("latency_s", e.latency_s).read("cost", e.cost).read("attempts", e.attempts);
+  f.read("error", e.error).read("created_at", e.created_at);
+  return f.finish(std::move(e));
+}
+
+Status Store::put_llm_exchange(const LlmExchangeRecord&) {
+  return Status::error("this store does not record LLM exchanges");
+}
+
+Expected<std::vector<LlmExchangeRecord>> Store::llm_exchanges(const std::string&) {
+  return Status::error("this store does not record LLM exchanges");
+}
+
+Expected<int> Store::next_llm_exchange_seq(const std::string&) {
+  return Status::error("this store does not record LLM exchanges");
 }
 
 std::string evaluation_key(const std::string& candidate_key, const std::string& task_identity,

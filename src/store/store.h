@@ -25,6 +25,10 @@
 // verdict V" — and points at the evaluation that judged it, if any. Messages (MessageRecord) are
 // the typed messages agents exchange within a run (Plan, Candidate, Diagnostics, ...).
 //
+// LLM exchanges (LlmExchangeRecord) are a run's calls to a model, stored verbatim (request and
+// response bodies, model, tokens, latency, cost, role), so a run can be read back or resumed
+// without asking the model again.
+//
 // Call order for one step of a run:
 //   1. put_candidate(c)                  idempotent; the first write of a key wins
 //   2. find_evaluation(ekey)             a hit means: do not measure again
@@ -139,6 +143,25 @@ struct MessageRecord {
   static Expected<MessageRecord> from_json(const nlohmann::json& j);
 };
 
+// One call of a run's LLM role to a model: the bodies verbatim (never the key, which travels in
+// a header), what it cost and how long it took. `error` is "" when the model answered.
+struct LlmExchangeRecord {
+  std::string run_id;
+  int seq = 0;       // from next_llm_exchange_seq(run_id)
+  std::string role;  // "planner", "implementer", "debugger"
+  std::string model;
+  std::string request, response;  // verbatim HTTP bodies (response "" when none came)
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  double latency_s = 0;  // all attempts and the waits between them
+  double cost = 0;       // US dollars (0 when the model has no price)
+  int attempts = 0;
+  std::string error;
+  std::string created_at;
+
+  nlohmann::json to_json() const;
+  static Expected<LlmExchangeRecord> from_json(const nlohmann::json& j);
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -170,6 +193,12 @@ class Store {
   virtual Status put_message(const MessageRecord& m) = 0;
   virtual Expected<std::vector<MessageRecord>> messages(const std::string& run_id) = 0;
   virtual Expected<int> next_message_seq(const std::string& run_id) = 0;  // 1 + max, from 1
+
+  // LLM exchanges, as messages are: the run must exist, a seq is never reused, in seq order.
+  // The defaults fail (a store that keeps no exchanges: test doubles of other parts).
+  virtual Status put_llm_exchange(const LlmExchangeRecord& e);
+  virtual Expected<std::vector<LlmExchangeRecord>> llm_exchanges(const std::string& run_id);
+  virtual Expected<int> next_llm_exchange_seq(const std::string& run_id);
 };
 
 // The identity of one evaluation: a hash of the candidate key, the task identity, the machine

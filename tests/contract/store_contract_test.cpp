@@ -278,6 +278,56 @@ TYPED_TEST(StoreContract, MessagesRoundTripInOrder) {
   EXPECT_EQ(this->s().messages("r1")->size(), 2u);
 }
 
+// LLM exchanges are kept verbatim (bytes included), in seq order, per run, never overwritten.
+TYPED_TEST(StoreContract, LlmExchangesRoundTripVerbatimInOrder) {
+  this->seed();
+  EXPECT_EQ(*this->s().next_llm_exchange_seq("r1"), 1);
+  LlmExchangeRecord e{.run_id = "r1",
+                      .seq = 2,
+                      .role = "implementer",
+                      .model = "coder",
+                      .request = R"({"messages":[{"role":"user","content":"## Task"}]})",
+                      .response = std::string("{\"choices\": [] \xff}\n"),
+                      .prompt_tokens = 1200,
+                      .completion_tokens = 340,
+                      .latency_s = 1.25,
+                      .cost = 0.0042,
+                      .attempts = 2,
+                      .error = ""};
+  LlmExchangeRecord failed{.run_id = "r1", .seq = 1, .role = "planner", .model = "coder"};
+  failed.error = "HTTP 500 (gave up after 3 attempts)";
+  ASSERT_TRUE(this->s().put_llm_exchange(e).ok());
+  ASSERT_TRUE(this->s().put_llm_exchange(failed).ok());
+  auto all = this->s().llm_exchanges("r1");
+  ASSERT_TRUE(all) << all.error().message();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].role, "planner");
+  EXPECT_EQ((*all)[0].error, failed.error);
+  EXPECT_FALSE((*all)[0].created_at.empty());
+  const LlmExchangeRecord& back = (*all)[1];
+  EXPECT_EQ(back.request, e.request);
+  EXPECT_EQ(back.response, e.response) << "bytes kept as they came";
+  EXPECT_EQ(back.prompt_tokens, 1200);
+  EXPECT_EQ(back.completion_tokens, 340);
+  EXPECT_DOUBLE_EQ(back.latency_s, 1.25);
+  EXPECT_DOUBLE_EQ(back.cost, 0.0042);
+  EXPECT_EQ(back.attempts, 2);
+  EXPECT_EQ(*this->s().next_llm_exchange_seq("r1"), 3);
+  EXPECT_EQ(*this->s().next_llm_exchange_seq("unknown"), 1);
+  Status dup = this->s().put_llm_exchange(e);
+  EXPECT_NE(dup.message().find("llm exchange (run 'r1', seq 2) already exists"), std::string::npos)
+      << dup.message();
+  LlmExchangeRecord orphan = e;
+  orphan.run_id = "r2";
+  EXPECT_NE(this->s().put_llm_exchange(orphan).message().find("no run 'r2'"), std::string::npos);
+  EXPECT_EQ(this->s().llm_exchanges("r1")->size(), 2u);
+  EXPECT_TRUE(this->s().llm_exchanges("unknown")->empty());
+  auto j = LlmExchangeRecord::from_json(back.to_json());
+  ASSERT_TRUE(j) << j.error().message();
+  EXPECT_EQ(j->completion_tokens, 340);
+  EXPECT_EQ(j->request, e.request);
+}
+
 // JSON comes back as a SQLite round trip gives it: NaN as null, invalid UTF-8 replaced.
 TYPED_TEST(StoreContract, JsonIsNormalizedNotRejected) {
   this->seed();

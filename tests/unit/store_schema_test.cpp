@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "store/schema.h"
@@ -31,10 +32,28 @@ TEST(StoreSchema, PrepareCreatesTheLatestSchemaOnceAndTagsTheFile) {
   EXPECT_EQ(*schema_version(db), kSchemaVersion);
   EXPECT_EQ(*query_int(db, "PRAGMA application_id"), kStoreApplicationId);
   EXPECT_EQ(*query_int(db, "PRAGMA foreign_keys"), 1);
-  EXPECT_EQ(*query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 5);
+  EXPECT_EQ(*query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 6);
   Status again = prepare_schema(db);  // already current: nothing to do
   EXPECT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(*schema_version(db), kSchemaVersion);
+}
+
+// A store written before the LLM exchanges table (version 1) is migrated in place: its rows are
+// kept and the new table is added empty.
+TEST(StoreSchema, AVersionOneStoreGainsTheExchangesTableAndKeepsItsRows) {
+  TempDir dir("kforge-schema");
+  sql::Db db = open_db(dir);
+  ASSERT_TRUE(db.exec(fmt::format("PRAGMA application_id = {}", kStoreApplicationId)).ok());
+  ASSERT_TRUE(db.exec(schema_migrations()[0]).ok());
+  ASSERT_TRUE(db.exec("PRAGMA user_version = 1").ok());
+  ASSERT_TRUE(db.exec("INSERT INTO runs VALUES ('r1', 'd', 't', 'optimize', 'builtin', '{}', "
+                      "'running', 'a', 'b', '', '{}')")
+                  .ok());
+  Status s = prepare_schema(db);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(*schema_version(db), kSchemaVersion);
+  EXPECT_EQ(*query_int(db, "SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(*query_int(db, "SELECT count(*) FROM llm_exchanges"), 0);
 }
 
 TEST(StoreSchema, ForeignSqliteFilesAreRefused) {
