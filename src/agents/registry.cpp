@@ -1,4 +1,4 @@
-// The registry of brains: one explicit list. An LLM brain joins this list when it is built.
+// The registry of brains: one explicit list.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "agents/builtin/brain.h"
 #include "agents/files/brain.h"
+#include "agents/llm/brain.h"
 #include "agents/roles.h"
 #include "support/text_scan.h"
 
@@ -37,6 +38,20 @@ std::unique_ptr<Role> make_with_sources(const BrainOptions& o) {
   return std::make_unique<Impl>(o.sources);
 }
 
+// The LLM brain's roles share the run's session (resolved and probed by check_llm first).
+template <class Role, class Impl>
+std::unique_ptr<Role> make_with_session(const BrainOptions& o) {
+  auto s = llm_brain::session_for(o.llm);
+  KF_CHECK(s.has_value()) << "check_llm resolves the session first";
+  return std::make_unique<Impl>(*s);
+}
+
+Status check_llm(const BrainOptions& o) {
+  auto s = llm_brain::session_for(o.llm);
+  if (!s) return s.error();
+  return (*s)->probe();
+}
+
 Status check_sources(const BrainOptions& o) {
   auto files = files::list_sources(o.sources);
   if (!files) return files.error();
@@ -59,6 +74,14 @@ const std::vector<BrainEntry>& registry() {
        &make_with_sources<Planner, files::FilesPlanner>,
        &make_with_sources<Implementer, files::FilesImplementer>, &make<Debugger, BuiltinDebugger>,
        &make<Tester, BuiltinTester>, &make<Autotuner, BuiltinAutotuner>, &check_sources},
+      {"llm",
+       "any OpenAI-compatible model (--llm-config FILE, or OPENAI_BASE_URL): plans, writes C++ "
+       "and repairs it from the judge's diagnostics; needs no TE spec",
+       &make_with_session<Planner, llm_brain::LlmPlanner>,
+       &make_with_session<Implementer, llm_brain::LlmImplementer>,
+       &make_with_session<Debugger, llm_brain::LlmDebugger>,
+       &make_with_session<Tester, llm_brain::LlmTester>, &make<Autotuner, BuiltinAutotuner>,
+       &check_llm},
   };
   return entries;
 }
@@ -96,9 +119,7 @@ std::vector<std::string> role_names() {
 Expected<std::map<std::string, std::string>> parse_team(const std::string& spec) {
   const auto unknown = [](const std::string& b) {
     return Status::error(
-        fmt::format("unknown brain '{}': known brains are {} (the LLM brain is "
-                    "not built yet)",
-                    excerpt(b), known_brains()));
+        fmt::format("unknown brain '{}': known brains are {}", excerpt(b), known_brains()));
   };
   std::map<std::string, std::string> team;
   if (spec.find('=') == std::string::npos) {  // one brain for every role

@@ -34,6 +34,10 @@
 
 namespace kf::agents {
 
+namespace llm_brain {
+class Session;  // agents/llm/session.h
+}
+
 // The planner's view of a measurement: the profiler's findings reduced to what rules branch on.
 struct Evidence {
   std::string bound;    // "compute" or "memory" ("" when not measured)
@@ -156,9 +160,12 @@ struct Brain {
 struct BrainOptions {
   // The files brain's folder of candidate sources (agents/files/brain.h).
   std::filesystem::path sources;
+  // The LLM brain's session (agents/llm/session.h: endpoints, budget, record of exchanges).
+  // nullptr: the one `kforge optimize` made for the process, else one from ./kforge.toml.
+  std::shared_ptr<llm_brain::Session> llm;
 };
 
-// The registry of brains (agents/registry.cpp, one explicit list): "builtin", "files".
+// The registry of brains (agents/registry.cpp, one explicit list): "builtin", "files", "llm".
 std::vector<std::string> brain_names();
 // One line per brain: its name and what it does, for --help and errors.
 std::string brain_summaries();

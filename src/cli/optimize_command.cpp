@@ -8,6 +8,7 @@
 #include "agents/brain_config.h"
 #include "agents/roles.h"
 #include "cli/cli_output.h"
+#include "cli/llm_run.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
 #include "store/sqlite_store.h"
@@ -34,7 +35,19 @@ struct OptimizeArgs {
   bool no_final = false, no_profile = false, remeasure = false;
   std::string stage_times = OptimizeOptions{}.stage_times;
   bool quiet = false;
+  std::string llm_config;  // the LLM brain's settings ([llm] table)
+  std::optional<int64_t> max_tokens;
+  std::optional<double> max_cost;
 };
+
+// Whether a team spec gives any role to the LLM brain.
+bool uses_llm(const std::string& spec) {
+  auto team = agents::parse_team(spec);
+  if (!team) return false;
+  for (const auto& [role, brain] : *team)
+    if (brain == "llm") return true;
+  return false;
+}
 
 Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
   return SqliteStore::open(path.empty() ? default_store_path() : std::filesystem::path(path));
@@ -60,6 +73,22 @@ int run_optimize(const OptimizeArgs& a) {
       fmt::print("{}\n", s);
       std::fflush(stdout);
     };
+  // The LLM brain's session, made when the team (of the run resumed, too) has an LLM role.
+  std::unique_ptr<LlmRun> llm;
+  std::string spec = a.config.empty() ? a.brain : "";
+  if (!a.config.empty())
+    if (auto c = agents::read_brain_config(a.config)) spec = c->spec;
+  if (!a.resume.empty())
+    if (auto run = (*store)->get_run(a.resume)) spec = run->brain;
+  if (uses_llm(spec)) {
+    auto made = LlmRun::make({a.llm_config, a.max_tokens, a.max_cost}, **store, o.events);
+    if (!made) {
+      print_error(made.error().message());
+      return 2;
+    }
+    llm = std::move(*made);
+    o.events = llm.get();
+  }
   Expected<OptimizeResult> r = Status::error("no task");
   if (!a.resume.empty()) {
     r = resume_optimize(a.resume, **store, o);
@@ -97,6 +126,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.remeasure = a.remeasure;
     r = optimize(o, **store);
   }
+  if (llm) fmt::print("{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
     return 2;
@@ -171,6 +201,17 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--remeasure", a->remeasure,
                 "Measure every candidate afresh instead of reading back the store's measurements "
                 "from earlier runs");
+  cmd->add_option("--llm-config", a->llm_config,
+                  "The LLM brain's settings: a TOML file's [llm] table (default ./kforge.toml, "
+                  "else OPENAI_BASE_URL and OPENAI_API_KEY; docs/llm.md)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", a->max_tokens,
+                  "Stop the run cleanly once its LLM calls used this many tokens")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  cmd->add_option("--max-cost", a->max_cost,
+                  "Stop the run cleanly once its LLM calls cost this many US dollars (needs a "
+                  "price for the model in the [llm] settings)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
 }

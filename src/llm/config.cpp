@@ -291,13 +291,23 @@ Expected<LlmConfig> parse_llm_config(const std::string& text, const std::filesys
         KF_RETURN_IF_ERROR(rd.prices(v, c.prices));
         continue;
       }
+      // The folder of prompt templates that replace the built-in ones (relative to the file).
+      if (name == "prompts") {
+        const auto* dir = v.as_string();
+        if (!dir || dir->get().empty() || dir->get().size() > 4096 ||
+            dir->get().find('\0') != std::string::npos)
+          return Status::error(rd.at(key) + " must be a folder's path (a non-empty string)");
+        const std::filesystem::path p = dir->get();
+        c.prompts = p.is_absolute() ? p : file.parent_path() / p;
+        continue;
+      }
       const auto role = parse_role(name);
       if (!role)
-        return Status::error(fmt::format(
-            "{}: unknown key '{}' (base_url, model, api_key, api_key_env, timeout_s, "
-            "connect_timeout_s, max_retries, context_tokens, prices, planner, implementer, "
-            "debugger)",
-            where, key));
+        return Status::error(
+            fmt::format("{}: unknown key '{}' (base_url, model, api_key, api_key_env, timeout_s, "
+                        "connect_timeout_s, max_retries, context_tokens, prices, prompts, planner, "
+                        "implementer, debugger)",
+                        where, key));
       const auto* rt = v.as_table();
       if (!rt) return Status::error(rd.at(key) + " must be a table ([" + key + "])");
       LlmConfig::Overrides& o = c.roles[*role];

@@ -10,6 +10,7 @@
 //   [llm.prices."gpt-4o"]                   # US dollars per million tokens
 //   input = 2.5
 //   output = 10.0
+//   prompts = "my_prompts"                  # planner.md etc. replacing prompts/*.md
 //   [llm.planner]                           # overrides any field above for one role
 //   model = "o3"
 //
@@ -77,6 +78,9 @@ struct LlmConfig {
   };
   std::map<LlmRole, Overrides> roles;
   std::map<std::string, ModelPrice> prices;  // model -> price; "*" prices any other model
+  // `prompts = "DIR"`: templates that replace the built-in prompts/*.md (relative paths resolve
+  // against the file's folder); empty: the built-in ones.
+  std::filesystem::path prompts;
 
   LlmSettings settings_for(LlmRole role) const;
 };

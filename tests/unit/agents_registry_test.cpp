@@ -3,17 +3,26 @@
 
 #include <filesystem>
 
+#include "agents/llm/session.h"
 #include "agents/roles.h"
+#include "llm/replay_server.h"
 
 namespace kf::agents {
 namespace {
 
 TEST(BrainRegistry, EveryBrainHasEveryRole) {
-  EXPECT_EQ(brain_names(), (std::vector<std::string>{"builtin", "files"}));
+  EXPECT_EQ(brain_names(), (std::vector<std::string>{"builtin", "files", "llm"}));
   const std::filesystem::path sources = ::testing::TempDir() + "/registry_sources";
   std::filesystem::create_directories(sources);
+  // The LLM brain probes its endpoint when it is made: a replay server that lists the model.
+  auto server = llm::ReplayServer::start({.models = {"coder"}});
+  ASSERT_TRUE(server) << server.error().message();
+  llm::LlmConfig config;
+  config.defaults.base_url = (*server)->base_url();
+  config.defaults.model = "coder";
+  auto session = std::make_shared<llm_brain::Session>(llm_brain::SessionOptions{.config = config});
   for (const std::string& name : brain_names()) {
-    auto b = make_brain(name, {.sources = sources});
+    auto b = make_brain(name, {.sources = sources, .llm = session});
     ASSERT_TRUE(b) << b.error().message();
     EXPECT_EQ(b->name, name);
     EXPECT_NE(b->planner, nullptr);

@@ -1,0 +1,82 @@
+#include "cli/llm_run.h"
+
+#include <fmt/format.h>
+
+#include <system_error>
+
+namespace kf {
+
+namespace llmb = agents::llm_brain;
+
+Expected<std::unique_ptr<LlmRun>> LlmRun::make(const LlmRunArgs& args, Store& store,
+                                               EventSink* next) {
+  std::error_code ec;
+  Expected<llm::LlmConfig> config = Status::error("no settings");
+  if (!args.config.empty())
+    config = llm::read_llm_config(args.config);
+  else if (std::filesystem::is_regular_file("kforge.toml", ec))
+    config = llm::read_llm_config("kforge.toml");
+  else
+    config = llm::llm_config_from_env();
+  if (!config) return config.error();
+  auto session = std::make_shared<llmb::Session>(llmb::SessionOptions{
+      .config = *config, .budget = {.max_tokens = args.max_tokens, .max_cost = args.max_cost}});
+  llmb::set_process_session(session);
+  return std::unique_ptr<LlmRun>(new LlmRun(std::move(session), store, next));
+}
+
+LlmRun::~LlmRun() {
+  if (llmb::process_session() == session_) llmb::set_process_session(nullptr);
+}
+
+void LlmRun::on(const Event& e) {
+  if (const auto* started = std::get_if<RunStarted>(&e)) {
+    const std::string run = started->run_id;
+    std::vector<llmb::ExchangeRecord> recorded;
+    if (started->resumed) {
+      auto stored = store_.llm_exchanges(run);
+      if (!stored) status_ = stored.error();
+      for (const LlmExchangeRecord& r : stored ? *stored : std::vector<LlmExchangeRecord>{})
+        recorded.push_back({.role = r.role,
+                            .model = r.model,
+                            .request = r.request,
+                            .response = r.response,
+                            .prompt_tokens = r.prompt_tokens,
+                            .completion_tokens = r.completion_tokens,
+                            .latency_s = r.latency_s,
+                            .cost = r.cost,
+                            .attempts = r.attempts,
+                            .error = r.error});
+    }
+    Store& store = store_;
+    session_->begin_run(std::move(recorded), [&store, run](const llmb::ExchangeRecord& x) {
+      auto seq = store.next_llm_exchange_seq(run);
+      if (!seq) return seq.error();
+      return store.put_llm_exchange({.run_id = run,
+                                     .seq = *seq,
+                                     .role = x.role,
+                                     .model = x.model,
+                                     .request = x.request,
+                                     .response = x.response,
+                                     .prompt_tokens = x.prompt_tokens,
+                                     .completion_tokens = x.completion_tokens,
+                                     .latency_s = x.latency_s,
+                                     .cost = x.cost,
+                                     .attempts = x.attempts,
+                                     .error = x.error});
+    });
+  }
+  if (next_) next_->on(e);
+}
+
+std::string LlmRun::usage_line() const {
+  const llm::UsageTotals t = session_->meter().total();
+  if (t.calls == 0) return "";
+  return fmt::format(
+      "llm: {} calls ({} answered from the run's record), {} tokens ({} prompt, {} "
+      "completion), ${:.4f}{}\n",
+      t.calls, session_->replayed(), t.tokens(), t.prompt_tokens, t.completion_tokens, t.cost,
+      t.unpriced_calls > 0 ? fmt::format(" ({} calls unpriced)", t.unpriced_calls) : "");
+}
+
+}  // namespace kf

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Writes the scripted transcripts of the LLM brain's tests from kernels/*.cpp (run it after
+editing a kernel; the JSON files are checked in)."""
+import json, pathlib
+
+here = pathlib.Path(__file__).parent
+k = lambda name: (here / "kernels" / name).read_text()
+code = lambda src, words="Here is the kernel.": f"{words}\n\n```cpp\n{src}```\n"
+
+def plan(strategy, effect="1.5x", analysis="The reference is a scalar loop over each row."):
+    return (f"## Analysis\n{analysis}\n## Bottleneck\nOne dependent chain of adds per row.\n"
+            f"## Strategy\n{strategy}\n## Expected effect\n{effect}: the adds overlap.\n")
+
+def ex(role, content, **kw):
+    return dict(role=role, content=content, **kw)
+
+story = {
+    "models": ["coder"],
+    "context_length": 32768,
+    "exchanges": [
+        ex("planner", plan("Hoist one reciprocal square root per row out of the inner loop.")),
+        ex("implementer", code(k("i1_no_compile.cpp"))),
+        ex("debugger", code(k("d1_fixed.cpp"), "The variable was used before its declaration.")),
+        ex("planner", plan("Write the row sum with fewer operations.")),
+        ex("implementer", code(k("i2_wrong_mean.cpp"))),
+        ex("debugger", "I do not see the bug; the kernel looks right to me."),
+        ex("debugger", "Still no idea, sorry."),
+        ex("planner", plan("Split the rows in two halves.")),
+        ex("implementer", code(k("i3_half_rows.cpp"))),
+        ex("debugger", code(k("d3_same_as_i2.cpp"))),
+        ex("planner", plan("Eight independent partial sums per row, and one reciprocal.", "2x")),
+        ex("implementer", code(k("i4_fast.cpp"))),
+        ex("planner", plan("stop", "1x", "The best is close to what this row length allows.")),
+    ],
+}
+(here / "story.json").write_text(json.dumps(story, indent=1) + "\n")
+
+# The mixed team: the LLM plans catalog strategies, the built-in implementer applies them.
+mixed = {
+    "models": ["coder"],
+    "exchanges": [
+        ex("planner", plan("vectorize_inner")),
+        ex("planner", plan("rfactor_reduction")),
+        ex("planner", plan("stop", "1x")),
+    ],
+}
+(here / "mixed.json").write_text(json.dumps(mixed, indent=1) + "\n")
+
+# A cost budget reached mid-run: each reply is priced well over the run's budget of $0.01.
+budget = {
+    "models": ["coder"],
+    "exchanges": [
+        ex("planner", plan("Eight independent partial sums per row.", "2x"),
+           prompt_tokens=4000, completion_tokens=1000),
+        ex("implementer", code(k("i4_fast.cpp")), prompt_tokens=4000, completion_tokens=1000),
+        ex("planner", plan("Write the row sum with fewer operations.")),
+        ex("implementer", code(k("i2_wrong_mean.cpp"))),
+    ],
+}
+(here / "budget.json").write_text(json.dumps(budget, indent=1) + "\n")
