@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/backend.h"
 #include "harness/jail.h"
 #include "harness/machine.h"
 #include "support/fs.h"
@@ -64,6 +65,33 @@ void print_report(const MachineInfo& m, const std::string& cache_file) {
                         sb.landlock_abi, sb.as_root ? ", candidates run as uid 65534" : "")
           : "INCOMPLETE: untrusted candidates are refused unless --unsafe-sandbox is given");
   for (const auto& m : sb.missing) row("", "missing: " + m);
+  for (const Backend* b : backends()) {
+    const Status ok = b->supports(m);
+    auto widest = b->target("", m);
+    row(b == backends().front() ? "backends" : "",
+        ok.ok() && widest
+            ? fmt::format("{}: {} (targets {}; widest here {})", b->name, b->description,
+                          fmt::join(b->target_names(), ", "), widest->name)
+            : fmt::format("{}: not usable here: {}", b->name,
+                          ok.ok() ? widest.error().message() : ok.message()));
+  }
+}
+
+// Each backend: whether this machine runs it, and its targets.
+nlohmann::json backends_json(const MachineInfo& m) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Backend* b : backends()) {
+    const Status ok = b->supports(m);
+    auto widest = b->target("", m);
+    list.push_back({{"name", b->name},
+                    {"targets", b->target_names()},
+                    {"supported", ok.ok() && widest.has_value()},
+                    {"widest_target", widest ? widest->name : ""},
+                    {"why_not", !ok.ok() ? ok.message()
+                                : widest ? ""
+                                         : widest.error().message()}});
+  }
+  return list;
 }
 
 nlohmann::json sandbox_json() {
@@ -99,6 +127,7 @@ int run_doctor(const DoctorOptions& o) {
     nlohmann::json j = m->to_json();
     j["cache_file"] = cache_file;
     j["sandbox"] = sandbox_json();
+    j["backends"] = backends_json(*m);
     fmt::print("{}\n", dump_json(j, 2));
     return 0;
   }

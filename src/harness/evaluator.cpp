@@ -30,10 +30,12 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
     program = std::make_shared<const te::Program>(std::move(*p));
   }
   Judge judge(task, o, res, program.get());
+  const Backend& backend = o.backend ? *o.backend : cpu_backend();
+  const Backend& host = cpu_backend();
 
   judge.note("compiling the candidate");
   CompiledObject cand =
-      compile_solution(candidate_source, entry_shim(task, ShimKind::candidate), o.compile);
+      backend.compile(candidate_source, entry_shim(task, ShimKind::candidate), o.compile);
   res.compile = cand.info;
   if (!cand.info.ok) {
     std::vector<std::string> diags;
@@ -66,14 +68,14 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   CompileOptions ref_opts = o.compile;
   ref_opts.extra_flags.clear();
   CompiledObject oracle =
-      compile_solution(task.reference_source, entry_shim(task, ShimKind::oracle), ref_opts);
+      host.compile(task.reference_source, entry_shim(task, ShimKind::oracle), ref_opts);
   if (!oracle.info.ok)
     return Status::error(fmt::format("{}/reference.cpp does not compile as the f64 oracle:\n{}",
                                      task.dir.string(), oracle.info.log));
   std::optional<Solution> reference;
   if (o.time && o.time_reference) {
     CompiledObject ref =
-        compile_solution(task.reference_source, entry_shim(task, ShimKind::reference), ref_opts);
+        host.compile(task.reference_source, entry_shim(task, ShimKind::reference), ref_opts);
     if (!ref.info.ok)
       return Status::error(fmt::format("{}/reference.cpp does not compile at {}:\n{}",
                                        task.dir.string(), dtype_name(task.dtype), ref.info.log));
@@ -85,7 +87,7 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
     if (!src) return src.error();
     CompileOptions bl_opts = ref_opts;
     bl_opts.libs = task.baseline->libs;
-    CompiledObject bl = compile_solution(*src, entry_shim(task, ShimKind::candidate), bl_opts);
+    CompiledObject bl = host.compile(*src, entry_shim(task, ShimKind::candidate), bl_opts);
     if (!bl.info.ok)
       return Status::error(
           fmt::format("{} does not compile:\n{}", task.baseline->file, bl.info.log));
@@ -95,14 +97,14 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
   std::optional<Solution> rival;
   if (o.time && !o.rival_source.empty()) {
     CompiledObject rv =
-        compile_solution(o.rival_source, entry_shim(task, ShimKind::candidate), o.compile);
+        backend.compile(o.rival_source, entry_shim(task, ShimKind::candidate), o.compile);
     if (!rv.info.ok)
       return Status::error(
           fmt::format("the rival ({}) does not compile:\n{}", o.rival_name, rv.info.log));
-    rival = Solution{rv.so_path, ShimKind::candidate};
+    rival = Solution{rv.so_path, ShimKind::candidate, &backend};
     res.rival_name = o.rival_name;
   }
-  const Solution cand_s{cand.so_path, ShimKind::candidate};
+  const Solution cand_s{cand.so_path, ShimKind::candidate, &backend};
   const Solution oracle_s{oracle.so_path, ShimKind::oracle};
 
   auto tests_ok = judge.check_test_shapes(cand_s, oracle_s);
@@ -123,13 +125,14 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
 Expected<std::vector<double>> time_stages(const Task& task, const std::string& instrumented_source,
                                           int calls, const EvalOptions& o) {
   if (calls < 1) return Status::error("time_stages: calls must be at least 1");
+  const Backend& backend = o.backend ? *o.backend : cpu_backend();
   CompiledObject so =
-      compile_solution(instrumented_source, entry_shim(task, ShimKind::candidate), o.compile);
+      backend.compile(instrumented_source, entry_shim(task, ShimKind::candidate), o.compile);
   if (!so.info.ok)
     return Status::error("the instrumented build does not compile: " + so.info.log.substr(0, 500));
   auto inst = task.instantiate(task.bench);
   if (!inst) return inst.error();
-  auto w = start_worker(task, *inst, Solution{so.so_path, ShimKind::candidate}, 1, o);
+  auto w = start_worker(task, *inst, Solution{so.so_path, ShimKind::candidate, &backend}, 1, o);
   if (!w) return w.error();
   if (auto* f = (*w)->fault()) return Status::error("the instrumented build " + f->message);
   KF_RETURN_IF_ERROR(fill_inputs(task, *inst, **w, 0, o.seed ? o.seed : 0x5eedull));

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/backend.h"
 #include "harness/machine.h"
 #include "harness/run_result.h"
 #include "harness/toolchain.h"
@@ -65,6 +66,9 @@ struct EvalOptions {
   double cpu_limit_s = 600;          // CPU time of one worker over its whole life (RLIMIT_CPU)
   double suspicious_fraction = 0.7;  // faster than this fraction of the roofline bound = suspicious
   CompileOptions compile;
+  // The backend the candidate (and a rival) is compiled and run by; null: the CPU. The oracle,
+  // the reference and the baseline are host code: the CPU backend runs them whatever this is.
+  const Backend* backend = nullptr;
   // The task's parsed TE spec, as the mode loaded it (CompiledTask::program): the oracle
   // interprets it. Null: evaluate() parses the spec itself (when the task has one).
   std::shared_ptr<const te::Program> program;

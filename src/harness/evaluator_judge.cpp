@@ -42,7 +42,7 @@ Expected<std::unique_ptr<Worker>> start_worker(const Task& task, const ShapeInst
                   .cpu_limit_s = o.cpu_limit_s,
                   .preload = s.kind == ShimKind::candidate ? runtime_preload(o.compile.cxx)
                                                            : std::vector<std::string>{}};
-  return Worker::start(spec);
+  return s.backend->start_worker(spec);
 }
 
 Status fill_inputs(const Task& task, const ShapeInstance& inst, Worker& w, int set, uint64_t seed) {

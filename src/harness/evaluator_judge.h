@@ -26,6 +26,7 @@ namespace kf {
 struct Solution {
   std::string so;
   ShimKind kind;
+  const Backend* backend = &cpu_backend();  // what runs it
 };
 
 std::vector<BufferSpec> layout_for(const Task& task, const ShapeInstance& inst, ShimKind kind);

@@ -19,7 +19,8 @@
 namespace kf {
 
 struct Target {
-  std::string name;  // "avx512", "avx2", "scalar"
+  std::string backend = "cpu";  // the backend (harness/backend.h) that compiles and runs it
+  std::string name;             // "avx512", "avx2", "scalar"
   CodegenTarget codegen = CodegenTarget::avx512;
   int vector_registers = 32;  // architectural vector registers a register tile may fill
   int f32_lanes = 16;         // f32 lanes of one vector register

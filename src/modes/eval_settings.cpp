@@ -17,6 +17,7 @@ EvalOptions eval_options_for(const EvalSettings& s, const CompiledTask& task, in
   EvalOptions e;
   e.threads = threads;
   e.program = task.program;
+  e.backend = s.backend;
   e.seed = s.seed;
   e.time_reference = false;
   e.min_time_s = s.min_time_s;

@@ -22,6 +22,7 @@ struct EvalSettings {
   double final_min_time_s = 1.0;  // and in the final run
   std::string cxx = "g++";
   std::vector<std::string> compile_flags;  // the target's
+  const Backend* backend = nullptr;        // the target's (null: the CPU)
   const MachineInfo* machine = nullptr;
   bool simulated = false;  // no machine to re-measure
 };

@@ -10,6 +10,7 @@
 #include "agents/acceptance.h"
 #include "agents/judge.h"
 #include "agents/roles.h"
+#include "harness/backend.h"
 #include "harness/machine.h"
 #include "modes/eval_settings.h"
 #include "modes/events.h"
@@ -129,7 +130,8 @@ class Loop {
   std::unique_ptr<agents::RecordingJudge> recording_;
   agents::Judge* judge_ = nullptr;
   MachineInfo machine_;
-  Target target_;  // what the kernels are generated and compiled for
+  const Backend* backend_ = nullptr;  // what compiles, runs and profiles them
+  Target target_;                     // what the kernels are generated and compiled for
   std::string machine_id_;
   std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
   double started_ = 0;
@@ -161,11 +163,16 @@ Status Loop::setup() {
           "{} has no TE spec, and the {} of this team generate kernels from one: give those "
           "roles a brain that writes source (brains:\n{})",
           compiled_.task.name, fmt::join(roles, " and "), agents::brain_summaries()));
+  auto backend = backend_named(o_.backend);
+  if (!backend) return backend.error();
+  backend_ = *backend;
   machine_ = describe_machine(o_.cxx);
   if (o_.simulate.empty()) {
-    auto m = probe_machine({.cxx = o_.cxx});
+    auto m = backend_->probe({.cxx = o_.cxx});
     if (!m) return m.error().with_context("machine probe");
     machine_ = *m;
+    KF_RETURN_IF_ERROR(
+        backend_->supports(machine_).with_context(fmt::format("backend {}", backend_->name)));
     judge_ = &harness_;
     machine_id_ = machine_.fingerprint;
   } else {
@@ -176,7 +183,7 @@ Status Loop::setup() {
     judge_ = recorded_.get();
     machine_id_ = "simulated:" + machine_.fingerprint;
   }
-  auto target = target_named(o_.target, machine_);
+  auto target = backend_->target(o_.target, machine_);
   if (!target) return target.error();
   target_ = *target;
   if (!o_.record.empty()) {
@@ -282,6 +289,7 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
                               .final_min_time_s = o_.final_min_time_s,
                               .cxx = o_.cxx,
                               .compile_flags = target_.compile_flags,
+                              .backend = backend_,
                               .machine = &machine_,
                               .simulated = !o_.simulate.empty()};
   const EvalOptions e =

@@ -48,8 +48,10 @@ struct OptimizeOptions {
   std::filesystem::path sources;  // the files brain's folder of C++ sources
   std::filesystem::path out_dir;  // default: kforge-out/RUN_ID
   std::string cxx = "g++";
+  // The backend that compiles, runs and profiles the kernels (harness/backend.h).
+  std::string backend = "cpu";
   // What kernels are generated for: "" (the machine's widest: avx512, avx2 or scalar) or a
-  // target the machine runs (harness/target.h).
+  // target of the backend the machine runs (harness/target.h).
   std::string target;
   double min_time_s = 0.3;        // measured time per candidate during the search
   double final_min_time_s = 1.0;  // and in the final side-by-side run

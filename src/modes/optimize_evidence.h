@@ -9,6 +9,7 @@
 #include "agents/messages.h"
 #include "agents/profiler.h"
 #include "agents/roles.h"
+#include "harness/backend.h"
 #include "harness/target.h"
 #include "modes/optimize.h"
 #include "schedule/compiled_task.h"
@@ -51,6 +52,7 @@ class EvidenceCache {
       po.stage_times = wants_stage_times(task, c, o.stage_times);
       po.stage_time_s = o.stage_time_s;
       if (c.generated) po.schedule = c.generated->schedule;
+      po.objdump = backend_of(target).profile_tools(o.cxx).disassembler;
       po.target = target.codegen;
       po.compile_flags = target.compile_flags;
       po.program = task.program;

@@ -11,6 +11,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"threads", threads},
           {"brain", brain},
           {"sources", sources.string()},
+          {"backend", backend},
           {"target", target},
           {"out_dir", out_dir.string()},
           {"cxx", cxx},
@@ -40,6 +41,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.threads = j.value("threads", o.threads);
     o.brain = j.value("brain", o.brain);
     o.sources = j.value("sources", std::string());
+    o.backend = j.value("backend", o.backend);
     o.target = j.value("target", o.target);
     o.out_dir = j.value("out_dir", std::string());
     o.cxx = j.value("cxx", o.cxx);

@@ -235,6 +235,24 @@ Status apply_cache_write(Pipeline& p, const Primitive& prim) {
   return ok_status();
 }
 
+namespace {
+
+// Whether stage `s` can be rfactored over loop `L`: a reduction with partial results to combine,
+// not already masked by an rfactor, over one of its reduction loops.
+Status check_rfactor(const Stage& s, const Loop& L, const std::string& what) {
+  if (!s.reduction) return Status::error(what + ": " + s.name + " is not a reduction");
+  const te::ReduceOp op = s.body.reduce_op;
+  if (op == te::ReduceOp::argmax || op == te::ReduceOp::argmin)
+    return Status::error(what + ": " + te::reduce_name(op) + " has no partial results to combine");
+  if (s.where)
+    return Status::error(what + ": " + s.name +
+                         " already has a predicate from an rfactor (rfactor the stage it feeds)");
+  if (!L.reduce) return Status::error(what + ": it is not a reduction loop");
+  return ok_status();
+}
+
+}  // namespace
+
 Status apply_rfactor(Pipeline& p, const Primitive& prim) {
   auto at = find_loop(p, prim.args[0]);
   if (!at) return at.error();
@@ -243,15 +261,9 @@ Status apply_rfactor(Pipeline& p, const Primitive& prim) {
   auto [si, li] = *at;
   Stage& s = p.stages[si];
   const std::string what = "cannot rfactor " + prim.args[0];
-  if (!s.reduction) return Status::error(what + ": " + s.name + " is not a reduction");
-  const te::ReduceOp op = s.body.reduce_op;
-  if (op == te::ReduceOp::argmax || op == te::ReduceOp::argmin)
-    return Status::error(what + ": " + te::reduce_name(op) + " has no partial results to combine");
-  if (s.where)
-    return Status::error(what + ": " + s.name +
-                         " already has a predicate from an rfactor (rfactor the stage it feeds)");
   const Loop L = s.loops[li];
-  if (!L.reduce) return Status::error(what + ": it is not a reduction loop");
+  KF_RETURN_IF_ERROR(check_rfactor(s, L, what));
+  const te::ReduceOp op = s.body.reduce_op;
 
   // L is an original reduction variable, or one half of a split of one.
   int r = -1;
