@@ -69,8 +69,8 @@ std::string render_template(std::string_view tmpl, const PromptVars& vars) {
       i = j + 2;
       continue;
     }
-    out.append("{{");
-    i = open + 2;
+    out.push_back('{');  // not a name: the text stays, and a name may start one later
+    i = open + 1;
   }
   if (i < tmpl.size()) out.append(tmpl.substr(i));
   return out;

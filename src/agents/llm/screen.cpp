@@ -184,7 +184,6 @@ std::string normalized_source(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   bool space = false;
-  const auto punct = [](char c) { return !ident_char(c); };
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
@@ -202,7 +201,8 @@ std::string normalized_source(std::string_view s) {
       space = true;
       continue;
     }
-    if (space && !out.empty() && !(punct(out.back()) && punct(c))) out.push_back(' ');
+    // A space matters only between two words ("int x"), not next to punctuation.
+    if (space && !out.empty() && ident_char(out.back()) && ident_char(c)) out.push_back(' ');
     space = false;
     if (c == '"' || c == '\'') {  // a literal, kept as written
       size_t j = i + 1;
