@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "schedule/primitive_table.h"
 #include "schedule/primitives_internal.h"
 
 namespace kf::sched {
@@ -237,86 +238,8 @@ Status validate(const Pipeline& p) {
 }
 
 Status apply_primitive(Pipeline& p, const Primitive& prim) {
-  using namespace detail;
   Pipeline work = p;
-  Status s;
-  switch (prim.kind) {
-    case PrimitiveKind::split:
-      s = apply_split(work, prim.args[0], prim.args[1], prim.args[2], std::stoll(prim.args[3]));
-      break;
-    case PrimitiveKind::tile:
-      s = apply_tile(work, prim);
-      break;
-    case PrimitiveKind::reorder:
-      s = apply_reorder(work, prim);
-      break;
-    case PrimitiveKind::fuse:
-      s = apply_fuse(work, prim);
-      break;
-    case PrimitiveKind::vectorize:
-      s = apply_vectorize(work, prim);
-      break;
-    case PrimitiveKind::unroll:
-      s = apply_unroll(work, prim);
-      break;
-    case PrimitiveKind::parallel:
-      s = apply_parallel(work, prim);
-      break;
-    case PrimitiveKind::compute_at:
-      s = apply_compute_at(work, prim);
-      break;
-    case PrimitiveKind::compute_inline:
-      s = apply_compute_inline(work, prim);
-      break;
-    case PrimitiveKind::compute_root:
-      s = apply_compute_root(work, prim);
-      break;
-    case PrimitiveKind::cache_read:
-      s = apply_cache_read(work, prim);
-      break;
-    case PrimitiveKind::cache_write:
-      s = apply_cache_write(work, prim);
-      break;
-    case PrimitiveKind::rfactor:
-      s = apply_rfactor(work, prim);
-      break;
-    case PrimitiveKind::reorder_storage:
-      s = apply_reorder_storage(work, prim);
-      break;
-    case PrimitiveKind::nontemporal:
-      s = apply_nontemporal(work, prim);
-      break;
-    case PrimitiveKind::prefetch:
-      s = apply_prefetch(work, prim);
-      break;
-    case PrimitiveKind::double_buffer:
-      s = apply_double_buffer(work, prim);
-      break;
-    case PrimitiveKind::reciprocal:
-      s = apply_reciprocal(work, prim);
-      break;
-    case PrimitiveKind::vectorize_reductions:
-      s = apply_vectorize_reductions(work, prim);
-      break;
-    case PrimitiveKind::hoist:
-      s = apply_hoist(work, prim);
-      break;
-    case PrimitiveKind::phase_split:
-      s = apply_phase_split(work, prim);
-      break;
-    case PrimitiveKind::online_softmax:
-      s = apply_online_softmax(work, prim);
-      break;
-    case PrimitiveKind::approximate:
-      s = apply_approximate(work, prim);
-      break;
-    case PrimitiveKind::align_storage:
-      s = apply_align_storage(work, prim);
-      break;
-    case PrimitiveKind::hoist_gathers:
-      s = apply_hoist_gathers(work, prim);
-      break;
-  }
+  Status s = primitive_info(prim.kind).apply(work, prim);
   if (s.ok()) s = validate(work);
   if (!s.ok()) return s;
   p = std::move(work);

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "schedule/primitive_table.h"
 #include "schedule/primitives.h"
 #include "schedule/primitives_internal.h"
 
@@ -62,33 +63,18 @@ namespace {
 const std::vector<int64_t> factors = {1, 2, 3, 4, 5, 7, 8, 16, 32};
 const std::vector<std::string> lanes = {"", "4", "8", "16", "2"};
 
-// A primitive kind, drawn by the weights below.
+// A primitive kind, drawn by the table's random weights.
 PrimitiveKind pick_kind(Rng& rng) {
-  static const std::vector<std::pair<PrimitiveKind, int>> weights = {
-      {PrimitiveKind::split, 20},         {PrimitiveKind::tile, 5},
-      {PrimitiveKind::reorder, 12},       {PrimitiveKind::fuse, 4},
-      {PrimitiveKind::vectorize, 14},     {PrimitiveKind::unroll, 8},
-      {PrimitiveKind::parallel, 8},       {PrimitiveKind::compute_at, 14},
-      {PrimitiveKind::compute_inline, 6}, {PrimitiveKind::compute_root, 2},
-      {PrimitiveKind::cache_read, 4},     {PrimitiveKind::cache_write, 5},
-      {PrimitiveKind::rfactor, 5},        {PrimitiveKind::reorder_storage, 2},
-      {PrimitiveKind::nontemporal, 3},    {PrimitiveKind::prefetch, 3},
-      {PrimitiveKind::double_buffer, 4},  {PrimitiveKind::reciprocal, 2},
-      {PrimitiveKind::hoist, 2},          {PrimitiveKind::vectorize_reductions, 3},
-      {PrimitiveKind::approximate, 2},    {PrimitiveKind::align_storage, 2},
-      {PrimitiveKind::hoist_gathers, 2},  {PrimitiveKind::phase_split, 2},
-      {PrimitiveKind::online_softmax, 2},
-  };
   int total = 0;
-  for (const auto& w : weights) total += w.second;
+  for (const PrimitiveInfo& w : primitive_table()) total += w.random_weight;
   int x = static_cast<int>(rng.below(static_cast<size_t>(total)));
   PrimitiveKind kind = PrimitiveKind::split;
-  for (const auto& w : weights) {
-    if (x < w.second) {
-      kind = w.first;
+  for (const PrimitiveInfo& w : primitive_table()) {
+    if (x < w.random_weight) {
+      kind = w.kind;
       break;
     }
-    x -= w.second;
+    x -= w.random_weight;
   }
   return kind;
 }

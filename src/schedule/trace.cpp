@@ -3,6 +3,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "schedule/primitive_table.h"
 #include "support/hash.h"
 #include "support/text_scan.h"
 
@@ -10,60 +11,15 @@ namespace kf::sched {
 
 namespace {
 
-// The argument forms of a primitive.
-enum class Arg {
-  name,      // an identifier (dots allowed): a stage, a loop, a new name
-  loop_ref,  // STAGE.LOOP
-  integer,   // a (signed) integer
-};
+using Arg = PrimitiveArg;
+using Syntax = PrimitiveInfo;
 
-struct Syntax {
-  PrimitiveKind kind;
-  const char* word;
-  const char* operands;  // for people: "STAGE.LOOP OUTER INNER FACTOR"
-  std::vector<Arg> args;
-  int optional = 0;       // how many trailing args may be left out
-  bool variadic = false;  // the last arg may repeat
-  std::string usage() const { return std::string(word) + " " + operands; }
-};
-
-const std::vector<Syntax>& syntaxes() {
-  using K = PrimitiveKind;
-  constexpr Arg N = Arg::name, L = Arg::loop_ref, I = Arg::integer;
-  static const std::vector<Syntax> table = {
-      {K::split, "split", "STAGE.LOOP OUTER INNER FACTOR", {L, N, N, I}},
-      {K::tile, "tile", "STAGE X Y FX FY", {N, N, N, I, I}},
-      {K::reorder, "reorder", "STAGE LOOP LOOP...", {N, N, N}, 0, true},
-      {K::fuse, "fuse", "STAGE OUTER INNER FUSED", {N, N, N, N}},
-      {K::vectorize, "vectorize", "STAGE.LOOP [LANES]", {L, I}, 1},
-      {K::unroll, "unroll", "STAGE.LOOP", {L}},
-      {K::parallel, "parallel", "STAGE.LOOP", {L}},
-      {K::compute_at, "compute_at", "STAGE TARGET.LOOP", {N, L}},
-      {K::compute_inline, "compute_inline", "STAGE", {N}},
-      {K::compute_root, "compute_root", "STAGE", {N}},
-      {K::cache_read, "cache_read", "TENSOR CONSUMER NEW", {N, N, N}},
-      {K::cache_write, "cache_write", "STAGE NEW", {N, N}},
-      {K::rfactor, "rfactor", "STAGE.LOOP NEW", {L, N}},
-      {K::reorder_storage, "reorder_storage", "STAGE DIM DIM...", {N, N, N}, 0, true},
-      {K::nontemporal, "nontemporal", "STAGE", {N}},
-      {K::prefetch, "prefetch", "STAGE.LOOP DISTANCE", {L, I}},
-      {K::double_buffer, "double_buffer", "STAGE CONSUMER.LOOP [EVERY]", {N, L, I}, 1},
-      {K::reciprocal, "reciprocal", "STAGE", {N}},
-      {K::hoist, "hoist", "STAGE NEW VAR VAR...", {N, N, N}, 0, true},
-      {K::vectorize_reductions, "vectorize_reductions", "STAGE [LANES]", {N, I}, 1},
-      {K::approximate, "approximate", "STAGE", {N}},
-      {K::align_storage, "align_storage", "STAGE [ELEMENTS]", {N, I}, 1},
-      {K::hoist_gathers, "hoist_gathers", "STAGE", {N}},
-      {K::phase_split, "phase_split", "STAGE NEW", {N, N}},
-      {K::online_softmax, "online_softmax", "MAX_STAGE", {N}},
-  };
-  return table;
+const std::vector<PrimitiveInfo>& syntaxes() {
+  return primitive_table();
 }
 
-const Syntax& syntax_of(PrimitiveKind k) {
-  for (const Syntax& s : syntaxes())
-    if (s.kind == k) return s;
-  return syntaxes().front();
+const PrimitiveInfo& syntax_of(PrimitiveKind k) {
+  return primitive_info(k);
 }
 
 bool is_name(const std::string& s) {
