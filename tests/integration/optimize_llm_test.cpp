@@ -1,0 +1,251 @@
+// The LLM brain end to end: `kforge optimize --brain llm` through the replay server on loopback
+// (llm/replay_server.h, in this test's process) with the real judge and store, from scripted
+// transcripts (tests/integration/llm/*.json, written from llm/kernels/ by make_transcripts.py).
+//
+// story.json: the model first writes code that does not compile (the debugger's next exchange
+// repairs it), then a wrong kernel (the mean over D - 1: caught; the debugger's two replies hold
+// no code, a recorded failure), then one that normalizes only half the rows (caught; the
+// debugger hands back the wrong kernel of before, reformatted: the store answers for it), then
+// the fast kernel (kept), then stop. Run on the fixture task with and without its TE spec,
+// killed with SIGKILL part-way and resumed; a mixed team (LLM planner, built-in implementer) on
+// the task with its spec; and a cost budget reached mid-run.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "llm/replay_server.h"
+#include "store/sqlite_store.h"
+#include "support/fs.h"
+#include "support/kforge_process.h"
+#include "support/process_temp_dir.h"
+#include "support/test_env.h"
+
+namespace kf {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::describe;
+using testing::run_kforge;
+
+const fs::path kTask = testing::source_dir() / "tests/integration/written_source/task";
+const fs::path kLlm = testing::source_dir() / "tests/integration/llm";
+
+const fs::path& temp_root() {
+  return testing::process_temp_dir("kf_llm_e2e");
+}
+
+fs::path task_without_te() {
+  static const fs::path dir = [] {
+    const fs::path d = temp_root() / "task_no_te";
+    fs::create_directories(d);
+    fs::copy_file(kTask / "reference.cpp", d / "reference.cpp");
+    std::string toml = read_file(kTask / "task.toml").value();
+    toml.resize(toml.find("\n[te]") + 1);
+    std::ofstream(d / "task.toml") << toml;
+    return d;
+  }();
+  return dir;
+}
+
+std::unique_ptr<llm::ReplayServer> serve(const std::string& transcript) {
+  auto t = llm::read_transcript(kLlm / transcript);
+  KF_CHECK(t.has_value()) << t.error().message();
+  auto s = llm::ReplayServer::start(*t);
+  KF_CHECK(s.has_value()) << s.error().message();
+  return std::move(*s);
+}
+
+// The chat requests the server answered (its /models probes aside).
+size_t chats(const llm::ReplayServer& server) {
+  size_t n = 0;
+  for (const auto& r : server.received()) n += r.path.ends_with("/chat/completions");
+  return n;
+}
+
+// An [llm] settings file pointing at the server (and pricing the model at $1 per Mtok).
+fs::path settings_for(const llm::ReplayServer& server, const std::string& name) {
+  const fs::path p = temp_root() / (name + ".toml");
+  std::ofstream(p) << "[llm]\nbase_url = \"" << server.base_url()
+                   << "\"\nmodel = \"coder\"\ntimeout_s = 30\nmax_retries = 1\n"
+                      "[llm.prices.coder]\ninput = 1.0\noutput = 1.0\n";
+  return p;
+}
+
+std::vector<std::string> args(const fs::path& task, const std::string& brain, const fs::path& cfg,
+                              const std::string& name) {
+  return {"optimize",
+          task.string(),
+          "--brain",
+          brain,
+          "--llm-config",
+          cfg.string(),
+          "--min-time",
+          "0.1",
+          "--no-profile",
+          "--store",
+          (temp_root() / (name + ".db")).string(),
+          "--out",
+          (temp_root() / (name + "_out")).string()};
+}
+
+std::unique_ptr<SqliteStore> open_store(const std::string& name) {
+  auto s = SqliteStore::open(temp_root() / (name + ".db"));
+  KF_CHECK(s.has_value()) << s.error().message();
+  return std::move(*s);
+}
+
+std::string only_run(Store& store) {
+  auto runs = store.list_runs();
+  KF_CHECK(runs && runs->size() == 1);
+  return runs->front().id;
+}
+
+// The attempts as kind:verdict (confirmations aside: a near miss is timing noise).
+std::vector<std::string> journey(Store& store, const std::string& run) {
+  std::vector<std::string> out;
+  const auto attempts = store.attempts(run);
+  KF_CHECK(attempts.has_value()) << attempts.error().message();
+  for (const AttemptRecord& a : *attempts)
+    if (a.kind != "confirm") out.push_back(a.kind + ":" + a.verdict);
+  return out;
+}
+
+const std::vector<std::string> kStory = {
+    "baseline:ok",       "plan:compile_error", "debug:ok", "plan:wrong_answer",
+    "plan:wrong_answer", "debug:wrong_answer", "plan:ok",  "final:ok"};
+
+void expect_the_story(const std::string& name, const llm::ReplayServer& server) {
+  auto store = open_store(name);
+  const std::string run = only_run(*store);
+  EXPECT_EQ(journey(*store, run), kStory);
+  EXPECT_EQ(store->get_run(run)->state, "finished");
+  const auto summary =
+      nlohmann::json::parse(read_file(temp_root() / (name + "_out") / "summary.json").value());
+  EXPECT_EQ(summary["best"]["origin"], "llm:implementer") << summary.dump(2);
+  EXPECT_NE(summary["stop_reason"].get<std::string>().find("nothing more to gain"),
+            std::string::npos);
+  EXPECT_EQ(read_file(temp_root() / (name + "_out") / "best.cpp").value(),
+            read_file(kLlm / "kernels/i4_fast.cpp").value());
+  // Every exchange is stored verbatim with the run, once.
+  auto ex = store->llm_exchanges(run);
+  ASSERT_TRUE(ex);
+  ASSERT_EQ(ex->size(), 13u);
+  EXPECT_EQ(chats(server), 13u);
+  std::vector<std::string> roles;
+  for (const auto& e : *ex) {
+    roles.push_back(e.role);
+    EXPECT_EQ(e.error, "");
+    EXPECT_NE(e.request.find("\"messages\""), std::string::npos);
+    EXPECT_GT(e.prompt_tokens, 0);
+  }
+  EXPECT_EQ(roles, (std::vector<std::string>{"planner", "implementer", "debugger", "planner",
+                                             "implementer", "debugger", "debugger", "planner",
+                                             "implementer", "debugger", "planner", "implementer",
+                                             "planner"}));
+  // The debugger was shown the compiler's error, and the repaired kernel is the written one.
+  EXPECT_NE((*ex)[2].request.find("inv"), std::string::npos);
+  EXPECT_NE((*ex)[2].request.find("error"), std::string::npos);
+  const auto stored = store->attempts(run);
+  ASSERT_TRUE(stored);
+  const std::vector<AttemptRecord>& attempts = *stored;
+  auto repaired = store->get_candidate(attempts[2].candidate_key);
+  ASSERT_TRUE(repaired && repaired->has_value());
+  EXPECT_EQ((*repaired)->source, read_file(kLlm / "kernels/d1_fixed.cpp").value());
+  EXPECT_EQ((*repaired)->provenance["origin"], "llm:debugger");
+  // The reformatted wrong kernel is the first one's key: read back, not judged again.
+  std::string wrong_key;
+  for (const auto& a : attempts)
+    if (a.verdict == "wrong_answer" && wrong_key.empty()) wrong_key = a.candidate_key;
+  EXPECT_EQ(attempts.back().kind, "final");
+  bool reused = false;
+  for (const auto& a : attempts)
+    if (a.kind == "debug" && a.verdict == "wrong_answer") reused = a.candidate_key == wrong_key;
+  EXPECT_TRUE(reused) << "the debugger's repeat of the wrong kernel has the same key";
+}
+
+TEST(OptimizeLlm, TheScriptedStoryOnATaskWithItsTeSpec) {
+  auto server = serve("story.json");
+  ProcessResult r = run_kforge(args(kTask, "llm", settings_for(*server, "te"), "te"), 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_NE(r.out.find("llm: 13 calls"), std::string::npos) << r.out;
+  expect_the_story("te", *server);
+}
+
+TEST(OptimizeLlm, TheStoryWithoutATeSpecKilledAndResumed) {
+  auto server = serve("story.json");
+  const fs::path cfg = settings_for(*server, "killed");
+  const fs::path log = temp_root() / "killed.log";
+  testing::KforgeChild child(args(task_without_te(), "llm", cfg, "killed"), log);
+  auto killed = testing::kill_after_attempts(child, log, temp_root() / "killed.db", 4, 120);
+  ASSERT_TRUE(killed) << killed.error().message();
+  const size_t asked_before = chats(*server);
+  {
+    auto store = open_store("killed");
+    EXPECT_EQ(store->get_run(*killed)->state, "running");
+    EXPECT_EQ(store->llm_exchanges(*killed)->size(), asked_before) << "each answer was stored";
+  }
+  ProcessResult resumed = run_kforge({"optimize", "--resume", *killed, "--llm-config", cfg.string(),
+                                      "--store", (temp_root() / "killed.db").string()},
+                                     300);
+  ASSERT_TRUE(resumed.ok()) << describe(resumed);
+  EXPECT_NE(resumed.out.find(fmt::format("({} answered from the run's record)", asked_before)),
+            std::string::npos)
+      << resumed.out;
+  expect_the_story("killed", *server);
+}
+
+TEST(OptimizeLlm, AMixedTeamLlmPlannerBuiltinImplementerOnATeTask) {
+  auto server = serve("mixed.json");
+  ProcessResult r = run_kforge(
+      args(kTask, "planner=llm,default=builtin", settings_for(*server, "mixed"), "mixed"), 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  auto store = open_store("mixed");
+  const std::string run = only_run(*store);
+  std::vector<std::string> planned;
+  const auto attempts = store->attempts(run);
+  ASSERT_TRUE(attempts);
+  for (const AttemptRecord& a : *attempts) {
+    if (a.kind != "plan") continue;
+    planned.push_back(a.strategy);
+    if (a.candidate_key.empty()) continue;
+    auto c = store->get_candidate(a.candidate_key);
+    ASSERT_TRUE(c && c->has_value());
+    EXPECT_EQ((*c)->provenance["kind"], "generated") << "the built-in implementer's schedule";
+  }
+  EXPECT_EQ(planned, (std::vector<std::string>{"vectorize_inner", "rfactor_reduction"}));
+  EXPECT_EQ(chats(*server), 3u);
+  EXPECT_EQ(store->llm_exchanges(run)->size(), 3u);
+}
+
+TEST(OptimizeLlm, ACostBudgetReachedMidRunEndsTheRunCleanly) {
+  auto server = serve("budget.json");
+  std::vector<std::string> a =
+      args(task_without_te(), "llm", settings_for(*server, "budget"), "budget");
+  a.insert(a.end(), {"--max-cost", "0.008"});
+  ProcessResult r = run_kforge(a, 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  auto store = open_store("budget");
+  const std::string run = only_run(*store);
+  EXPECT_EQ(store->get_run(run)->state, "finished");
+  const auto summary =
+      nlohmann::json::parse(read_file(temp_root() / "budget_out" / "summary.json").value());
+  EXPECT_NE(summary["stop_reason"].get<std::string>().find("cost budget"), std::string::npos)
+      << summary["stop_reason"];
+  EXPECT_EQ(summary["best"]["origin"], "llm:implementer");
+  EXPECT_TRUE(fs::exists(temp_root() / "budget_out" / "best.cpp"));
+  EXPECT_EQ(chats(*server), 2u) << "the spent budget asked nothing more";
+  auto ex = store->llm_exchanges(run);
+  ASSERT_EQ(ex->size(), 2u);
+  EXPECT_NEAR((*ex)[0].cost + (*ex)[1].cost, 0.010, 1e-9);
+  ProcessResult again =
+      run_kforge({"optimize", "--resume", run, "--store", (temp_root() / "budget.db").string()});
+  EXPECT_EQ(again.exit_code, 2) << "a finished run is not resumed";
+}
+
+}  // namespace
+}  // namespace kf
