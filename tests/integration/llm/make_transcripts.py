@@ -35,6 +35,14 @@ story = {
 }
 (here / "story.json").write_text(json.dumps(story, indent=1) + "\n")
 
+# The story for the kill: the second plan's first request hangs (the test kills kforge while
+# it waits, so no answer is ever lost between the server and the store); the resumed run asks
+# again and gets the story's second plan.
+killed = dict(story, exchanges=story["exchanges"][:3] +
+              [dict(role="planner", delay_s=600, content="never delivered")] +
+              story["exchanges"][3:])
+(here / "story_killed.json").write_text(json.dumps(killed, indent=1) + "\n")
+
 # The mixed team: the LLM plans catalog strategies, the built-in implementer applies them.
 mixed = {
     "models": ["coder"],
