@@ -1,5 +1,6 @@
 // The registry of brains: one explicit list.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -23,6 +24,7 @@ struct BrainEntry {
   std::unique_ptr<Implementer> (*implementer)(const BrainOptions&);
   std::unique_ptr<Debugger> (*debugger)(const BrainOptions&);
   std::unique_ptr<Tester> (*tester)(const BrainOptions&);
+  std::unique_ptr<Profiler> (*profiler)(const BrainOptions&);
   std::unique_ptr<Autotuner> (*autotuner)(const BrainOptions&);
   // Checks the options the brain needs (nullptr: none).
   Status (*check)(const BrainOptions&) = nullptr;
@@ -67,21 +69,22 @@ const std::vector<BrainEntry>& registry() {
        "(needs a TE spec)",
        &make<Planner, BuiltinPlanner>, &make<Implementer, BuiltinImplementer>,
        &make<Debugger, BuiltinDebugger>, &make<Tester, BuiltinTester>,
-       &make<Autotuner, BuiltinAutotuner>},
+       &make<Profiler, BuiltinProfiler>, &make<Autotuner, BuiltinAutotuner>},
       {"files",
        "C++ written outside kforge: judges each source of --sources DIR (or, under another "
        "planner, the file STRATEGY.cpp for each plan); needs no TE spec",
        &make_with_sources<Planner, files::FilesPlanner>,
        &make_with_sources<Implementer, files::FilesImplementer>, &make<Debugger, BuiltinDebugger>,
-       &make<Tester, BuiltinTester>, &make<Autotuner, BuiltinAutotuner>, &check_sources},
+       &make<Tester, BuiltinTester>, &make<Profiler, BuiltinProfiler>,
+       &make<Autotuner, BuiltinAutotuner>, &check_sources},
       {"llm",
        "any OpenAI-compatible model (--llm-config FILE, or OPENAI_BASE_URL): plans, writes C++ "
        "and repairs it from the judge's diagnostics; needs no TE spec",
        &make_with_session<Planner, llm_brain::LlmPlanner>,
        &make_with_session<Implementer, llm_brain::LlmImplementer>,
        &make_with_session<Debugger, llm_brain::LlmDebugger>,
-       &make_with_session<Tester, llm_brain::LlmTester>, &make<Autotuner, BuiltinAutotuner>,
-       &check_llm},
+       &make_with_session<Tester, llm_brain::LlmTester>, &make<Profiler, BuiltinProfiler>,
+       &make<Autotuner, BuiltinAutotuner>, &check_llm},
   };
   return entries;
 }
@@ -113,7 +116,7 @@ std::string brain_summaries() {
 }
 
 std::vector<std::string> role_names() {
-  return {"planner", "implementer", "debugger", "tester", "autotuner"};
+  return {"planner", "implementer", "debugger", "tester", "profiler", "autotuner"};
 }
 
 Expected<std::map<std::string, std::string>> parse_team(const std::string& spec) {
@@ -136,20 +139,16 @@ Expected<std::map<std::string, std::string>> parse_team(const std::string& spec)
     start = end + 1;
     const size_t eq = part.find('=');
     if (eq == std::string::npos)
-      return Status::error(
-          fmt::format("'{}' in --brain is not ROLE=BRAIN (roles: planner, "
-                      "implementer, debugger, tester, autotuner)",
-                      excerpt(part)));
+      return Status::error(fmt::format("'{}' in --brain is not ROLE=BRAIN (roles: {})",
+                                       excerpt(part), fmt::join(role_names(), ", ")));
     const std::string role = part.substr(0, eq), brain = part.substr(eq + 1);
     if (!find_entry(brain)) return unknown(brain);
     const auto roles = role_names();
     if (role == "default") {
       defaults = brain;
     } else if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
-      return Status::error(
-          fmt::format("unknown role '{}': roles are planner, implementer, "
-                      "debugger, tester, autotuner (and default)",
-                      excerpt(role)));
+      return Status::error(fmt::format("unknown role '{}': roles are {} (and default)",
+                                       excerpt(role), fmt::join(role_names(), ", ")));
     } else if (!team.emplace(role, brain).second) {
       return Status::error(fmt::format("role '{}' is given twice in --brain", role));
     }
@@ -184,6 +183,7 @@ Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options)
   b.implementer = find_entry(team->at("implementer"))->implementer(options);
   b.debugger = find_entry(team->at("debugger"))->debugger(options);
   b.tester = find_entry(team->at("tester"))->tester(options);
+  b.profiler = find_entry(team->at("profiler"))->profiler(options);
   b.autotuner = find_entry(team->at("autotuner"))->autotuner(options);
   return b;
 }

@@ -27,6 +27,7 @@
 #include "agents/strategy.h"
 #include "harness/machine.h"
 #include "harness/run_result.h"
+#include "harness/target.h"
 #include "harness/toolchain.h"
 #include "schedule/compiled_task.h"
 #include "schedule/pipeline.h"
@@ -114,6 +115,29 @@ class Tester {
   virtual TestReport report(const RunResult& r, const RunResult* best) = 0;
 };
 
+// What the profiler examines: a judged candidate, on the machine and target it ran on.
+struct ProfileInput {
+  const CompiledTask* task = nullptr;
+  const CandidateMsg* candidate = nullptr;
+  const RunResult* result = nullptr;
+  const MachineInfo* machine = nullptr;
+  const Target* target = nullptr;  // nullptr: AVX-512 on the CPU
+  std::string cxx = "g++";
+  // Whether to time the stages of a generated candidate: "on", "off", or "auto" (when three or
+  // more stages are computed at the top level).
+  std::string stage_times = "auto";
+  double stage_time_s = 1.0;
+};
+
+class Profiler {
+ public:
+  virtual ~Profiler() = default;
+  // Evidence about in.candidate for the planner: at least what its result says
+  // (evidence_from_result), plus what the profiler's own tools find. Never fails: a tool that
+  // cannot run is a finding ("profile unavailable: ...").
+  virtual Evidence profile(const ProfileInput& in) = 0;
+};
+
 // The autotuner asks `measure` for the minimum time of a variant (nullopt: not ok); the mode
 // measures it, keeps it as the best when it is faster, and counts it against the budget.
 using MeasureFn = std::function<std::optional<double>(const CandidateMsg&)>;
@@ -153,6 +177,7 @@ struct Brain {
   std::unique_ptr<Implementer> implementer;
   std::unique_ptr<Debugger> debugger;
   std::unique_ptr<Tester> tester;
+  std::unique_ptr<Profiler> profiler;
   std::unique_ptr<Autotuner> autotuner;
 };
 
@@ -169,7 +194,8 @@ struct BrainOptions {
 std::vector<std::string> brain_names();
 // One line per brain: its name and what it does, for --help and errors.
 std::string brain_summaries();
-std::vector<std::string> role_names();  // planner, implementer, debugger, tester, autotuner
+// planner, implementer, debugger, tester, profiler, autotuner
+std::vector<std::string> role_names();
 
 // A team from `spec`: a brain's name for every role ("builtin"), or ROLE=BRAIN pairs separated by
 // commas ("planner=llm,implementer=builtin"; "default=B" for the roles not named, builtin when

@@ -157,7 +157,7 @@ void add_optimize_command(CLI::App& app) {
                   "A brain for every role (" +
                       fmt::format("{}", fmt::join(agents::brain_names(), ", ")) +
                       "), or ROLE=BRAIN pairs: planner=...,implementer=...,debugger=...,"
-                      "tester=...,autotuner=... (default=BRAIN for the rest)")
+                      "tester=...,profiler=...,autotuner=... (default=BRAIN for the rest)")
       ->check(CLI::Validator(
           [](std::string& spec) {
             auto team = agents::parse_team(spec);

@@ -370,7 +370,15 @@ Expected<bool> Loop::step() {
   agents::PlanInput pi;
   pi.task = &compiled_;
   pi.best = &best_;
-  pi.evidence = evidence_cache_.get(compiled_, best_, best_result_, machine_, target_, o_);
+  pi.evidence = evidence_cache_.get(o_.profile ? brain_.profiler.get() : nullptr,
+                                    {.task = &compiled_,
+                                     .candidate = &best_,
+                                     .result = &best_result_,
+                                     .machine = &machine_,
+                                     .target = &target_,
+                                     .cxx = o_.cxx,
+                                     .stage_times = o_.stage_times,
+                                     .stage_time_s = o_.stage_time_s});
   pi.tried = tried_;
   pi.ctx = move_context();
   pi.stop_fraction = o_.stop_fraction;

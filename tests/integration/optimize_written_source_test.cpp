@@ -240,11 +240,13 @@ TEST(OptimizeWrittenSource, AMixedTeamFromAFileBuiltinPlannerWithTheFilesImpleme
   ASSERT_TRUE(r.ok()) << describe(r);
   const nlohmann::json s = summary_of(out);
   EXPECT_EQ(s["brain"],
-            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,autotuner=builtin");
+            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,profiler=builtin,"
+            "autotuner=builtin");
   auto store = open_store(db);
   const std::string run = only_run(*store);
   EXPECT_EQ(store->get_run(run)->brain,
-            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,autotuner=builtin");
+            "planner=builtin,implementer=files,debugger=builtin,tester=builtin,profiler=builtin,"
+            "autotuner=builtin");
   const std::vector<Step> steps = steps_of(*store, run);
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(steps[0].kind, "baseline");

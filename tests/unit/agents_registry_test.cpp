@@ -29,6 +29,7 @@ TEST(BrainRegistry, EveryBrainHasEveryRole) {
     EXPECT_NE(b->implementer, nullptr);
     EXPECT_NE(b->debugger, nullptr);
     EXPECT_NE(b->tester, nullptr);
+    EXPECT_NE(b->profiler, nullptr);
     EXPECT_NE(b->autotuner, nullptr);
   }
 }
@@ -63,7 +64,9 @@ TEST(BrainRegistry, ABadTeamSaysWhatIsWrong) {
     return t ? std::string() : t.error().message();
   };
   EXPECT_NE(message("planner=gpt").find("unknown brain 'gpt'"), std::string::npos);
-  EXPECT_NE(message("critic=builtin").find("unknown role 'critic'"), std::string::npos);
+  EXPECT_NE(message("critic=builtin")
+                .find("roles are planner, implementer, debugger, tester, profiler, autotuner"),
+            std::string::npos);
   EXPECT_NE(message("planner=builtin,planner=builtin").find("given twice"), std::string::npos);
   EXPECT_NE(message("planner=builtin,builtin").find("not ROLE=BRAIN"), std::string::npos);
   EXPECT_NE(message("planner=").find("unknown brain ''"), std::string::npos);
@@ -85,7 +88,7 @@ TEST(BrainRegistry, WhatNeedsATeSpecIsSaidPerRole) {
   ASSERT_TRUE(mixed) << mixed.error().message();
   EXPECT_EQ(mixed->name,
             "planner=builtin,implementer=files,debugger=builtin,tester=builtin,"
-            "autotuner=builtin");
+            "profiler=builtin,autotuner=builtin");
   EXPECT_EQ(roles_needing_te_spec(*mixed), std::vector<std::string>{"planner (builtin)"});
 }
 

@@ -45,6 +45,14 @@ class BuiltinTester : public Tester {
   TestReport report(const RunResult& r, const RunResult* best) override;
 };
 
+// The judged result's evidence plus the tool-based profile (agents/profiler.h): the compiler's
+// vectorization report, the instruction mix and, for a generated candidate with several
+// top-level stages, the time per stage from an instrumented build.
+class BuiltinProfiler : public Profiler {
+ public:
+  Evidence profile(const ProfileInput& in) override;
+};
+
 // Coordinate descent over the knobs of a generated candidate's recipe.
 class BuiltinAutotuner : public Autotuner {
  public:
