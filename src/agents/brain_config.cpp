@@ -7,26 +7,23 @@
 
 #include "support/fs.h"
 #include "support/text_scan.h"
+#include "task/toml_text.h"
 
 namespace kf::agents {
 
 Expected<BrainConfig> parse_brain_config(const std::string& text,
                                          const std::filesystem::path& file) {
   const std::string where = excerpt(file.string());
-  if (text.size() > kMaxBrainConfigBytes)
-    return Status::error(fmt::format("{}: over {} bytes", where, kMaxBrainConfigBytes));
-  toml::table root;
-  try {
-    root = toml::parse(text, file.string());
-  } catch (const toml::parse_error& e) {
-    return Status::error(fmt::format("{}:{}:{}: TOML syntax error: {}", where,
-                                     e.source().begin.line, e.source().begin.column,
-                                     excerpt(std::string(e.description()))));
-  }
+  auto parsed = parse_toml_text(text, file.string(), kMaxBrainConfigBytes);
+  if (!parsed) return parsed.error();
+  toml::table& root = *parsed;
+  // The LLM brain's settings ([llm], llm/config.h) may share the file; they are read there.
   for (const auto& [k, v] : root)
-    if (k.str() != "brain")
-      return Status::error(fmt::format("{}: unknown table '{}' (a team is a [brain] table)", where,
-                                       excerpt(k.str())));
+    if (k.str() != "brain" && k.str() != "llm")
+      return Status::error(fmt::format(
+          "{}: unknown table '{}' (a team file holds a [brain] table and, for the LLM brain, "
+          "an [llm] table)",
+          where, excerpt(k.str())));
   const toml::table* brain = root["brain"].as_table();
   if (!brain) return Status::error(where + ": no [brain] table");
   BrainConfig c;

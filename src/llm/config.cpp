@@ -10,6 +10,7 @@
 
 #include "support/fs.h"
 #include "support/text_scan.h"
+#include "task/toml_text.h"
 
 namespace kf::llm {
 
@@ -265,16 +266,9 @@ Expected<LlmConfig> llm_config_from_env(const EnvLookup& env) {
 Expected<LlmConfig> parse_llm_config(const std::string& text, const std::filesystem::path& file,
                                      const EnvLookup& env) {
   const std::string where = excerpt(file.string());
-  if (text.size() > kMaxLlmConfigBytes)
-    return Status::error(fmt::format("{}: over {} bytes", where, kMaxLlmConfigBytes));
-  toml::table root;
-  try {
-    root = toml::parse(text, file.string());
-  } catch (const toml::parse_error& e) {
-    return Status::error(fmt::format("{}:{}:{}: TOML syntax error: {}", where,
-                                     e.source().begin.line, e.source().begin.column,
-                                     excerpt(std::string(e.description()))));
-  }
+  auto parsed = parse_toml_text(text, file.string(), kMaxLlmConfigBytes);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   const Reader rd{where, env};
   LlmConfig::Overrides top;
   LlmConfig c;

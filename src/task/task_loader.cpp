@@ -12,20 +12,15 @@
 #include "support/text_scan.h"
 #include "task/task.h"
 #include "task/task_loader_internal.h"
+#include "task/toml_text.h"
 
 namespace kf {
 namespace task_detail {
 
 Expected<Task> Loader::load(const std::string& text) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path_.string());
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return Status::error(path_.string() + ":" + std::to_string(b.line) + ":" +
-                         std::to_string(b.column) +
-                         ": TOML syntax error: " + std::string(e.description()));
-  }
+  auto parsed = parse_toml_text(text, path_.string(), 0);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   KF_RETURN_IF_ERROR(known_keys(root,
                                 {"name", "category", "description", "dtype", "signature", "shapes",
                                  "tolerance", "cost", "te", "baseline"},

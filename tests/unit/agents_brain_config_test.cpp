@@ -30,6 +30,14 @@ sources = "by_strategy"
   EXPECT_EQ(absolute->options.sources, std::filesystem::path("/k"));
 }
 
+// One kforge.toml may hold the team and the LLM brain's settings: the team reader leaves [llm]
+// to llm/config.h.
+TEST(BrainConfig, AnLlmTableMayShareTheFile) {
+  auto c = parse_brain_config("[brain]\nplanner = \"llm\"\n[llm]\nmodel = \"coder\"\n", kFile);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(parse_team(c->spec)->at("planner"), "llm");
+}
+
 TEST(BrainConfig, AnythingElseIsAClearError) {
   auto message = [](const std::string& text) {
     auto c = parse_brain_config(text, kFile);
