@@ -21,12 +21,7 @@ Expected<std::unique_ptr<LlmRun>> LlmRun::make(const LlmRunArgs& args, Store& st
   if (!config) return config.error();
   auto session = std::make_shared<llmb::Session>(llmb::SessionOptions{
       .config = *config, .budget = {.max_tokens = args.max_tokens, .max_cost = args.max_cost}});
-  llmb::set_process_session(session);
   return std::unique_ptr<LlmRun>(new LlmRun(std::move(session), store, next));
-}
-
-LlmRun::~LlmRun() {
-  if (llmb::process_session() == session_) llmb::set_process_session(nullptr);
 }
 
 void LlmRun::on(const Event& e) {

@@ -1,12 +1,13 @@
 // The LLM brain's session for one `kforge optimize` invocation: its settings (--llm-config FILE,
 // else ./kforge.toml, else the OPENAI_* variables), its budget (--max-tokens, --max-cost), and
-// its record in the run store. It is installed as the process's session (agents/llm/session.h)
-// for the brains that make_brain builds, and listens to the run's events: when the run starts
+// its record in the run store. The mode hands it to the brains it makes
+// (OptimizeOptions::llm), and it listens to the run's events: when the run starts
 // (new or resumed) the run's stored exchanges are loaded, to be answered again on a resume, and
 // every new exchange is stored under the run.
 //
 //   auto llm = LlmRun::make({.config = "kforge.toml", .max_cost = 2.0}, store, o.events);
-//   o.events = llm->get();            // forwards every event to the sink it was given
+//   o.events = llm->get();             // forwards every event to the sink it was given
+//   o.llm = (*llm)->session();
 //   ... optimize(o, store) ...
 //   fmt::print("{}", (*llm)->usage_line());
 #pragma once
@@ -32,11 +33,11 @@ class LlmRun final : public EventSink {
   // Fails when the settings file does not read.
   static Expected<std::unique_ptr<LlmRun>> make(const LlmRunArgs& args, Store& store,
                                                 EventSink* next);
-  ~LlmRun() override;  // uninstalls the process's session
   void on(const Event& e) override;
   // "llm: 7 calls, 12345 tokens, $0.0123" ("" when no call was made); why a record failed.
   std::string usage_line() const;
   const Status& status() const { return status_; }
+  std::shared_ptr<agents::llm_brain::Session> session() const { return session_; }
 
  private:
   LlmRun(std::shared_ptr<agents::llm_brain::Session> s, Store& store, EventSink* next)

@@ -88,6 +88,7 @@ int run_optimize(const OptimizeArgs& a) {
     }
     llm = std::move(*made);
     o.events = llm.get();
+    o.llm = llm->session();
   }
   Expected<OptimizeResult> r = Status::error("no task");
   if (!a.resume.empty()) {

@@ -154,7 +154,7 @@ Status Loop::setup() {
   if (!task) return task.error();
   compiled_ = std::move(*task);
   task_hash_ = compiled_.identity.hash;
-  auto brain = agents::make_brain(o_.brain, {.sources = o_.sources});
+  auto brain = agents::make_brain(o_.brain, {.sources = o_.sources, .llm = o_.llm});
   if (!brain) return brain.error();
   brain_ = std::move(*brain);
   if (!compiled_.has_te_spec())
@@ -584,6 +584,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   if (!o) return o.error();
   o->progress = overrides.progress;
   o->events = overrides.events;
+  o->llm = overrides.llm;
   Loop loop(*o, store, run_id, true);
   return loop.run();
 }

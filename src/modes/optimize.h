@@ -27,6 +27,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,10 @@
 #include "modes/events.h"
 #include "store/store.h"
 #include "support/status.h"
+
+namespace kf::agents::llm_brain {
+class Session;
+}
 
 namespace kf {
 
@@ -79,6 +84,9 @@ struct OptimizeOptions {
   double sim_latency_s = 0;
   std::function<void(const std::string&)> progress;  // the console's lines (events.h)
   EventSink* events = nullptr;  // one more sink for the run's events (not owned)
+  // The LLM brain's session (settings, budget, record), handed to the brains the run makes; not
+  // stored with the run. nullptr: an LLM brain makes its own from ./kforge.toml or OPENAI_*.
+  std::shared_ptr<agents::llm_brain::Session> llm;
 
   nlohmann::json to_json() const;
   static Expected<OptimizeOptions> from_json(const nlohmann::json& j);
@@ -103,8 +111,8 @@ struct OptimizeResult {
 // one (the built-in planner and implementer), the first candidate fails, or the store fails.
 Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store);
 
-// Continues run `run_id` with the options it was started with (only `progress` and `events` are
-// taken from `overrides`).
+// Continues run `run_id` with the options it was started with (only `progress`, `events` and
+// `llm` are taken from `overrides`).
 Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store,
                                          const OptimizeOptions& overrides);
 
