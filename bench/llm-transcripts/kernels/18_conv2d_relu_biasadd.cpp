@@ -1,0 +1,100 @@
+// Direct convolution + conv bias + ReLU + bias for AVX-512, NCHW f32 (valid, stride 1).
+//
+// The weights are packed once per call into groups of KR = 6 output channels,
+// wp[group][c][r][s][6] (zero past K), so the 6 weights of one tap are adjacent broadcasts.
+// One register tile is 6 output channels x 64 output columns of one output row (24 zmm
+// accumulators): for each input channel and tap (c, r, s), 4 unaligned loads of the input row
+// (shifted by s) feed 24 FMAs. The epilogue adds conv_bias, applies the ReLU, adds bias and
+// stores once; the last vector of a row and the channels past K are masked off.
+#include <immintrin.h>
+#include <kforge/kernel.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+constexpr int KR = 6;
+
+inline __mmask16 first(int64_t n) {
+  return n <= 0 ? 0 : n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+}
+
+struct Shape {
+  int64_t C, H, W, K, R, S, P, Q;
+};
+
+// Output row p of image xn, channels g*KR .. g*KR + KR, columns q0 .. q0 + 16 NV.
+template <int NV>
+void tile(const float* xn, const float* wg, const float* conv_bias, const float* bias, float* yn,
+          const Shape& s, int64_t g, int64_t p, int64_t q0) {
+  __mmask16 mk[NV];
+  for (int v = 0; v < NV; ++v) mk[v] = first(s.Q - q0 - 16 * v);
+  __m512 acc[KR][NV];
+  for (int k = 0; k < KR; ++k)
+    for (int v = 0; v < NV; ++v) acc[k][v] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t r = 0; r < s.R; ++r) {
+      const float* xr = xn + (c * s.H + p + r) * s.W + q0;
+      const float* wr = wg + (c * s.R + r) * s.S * KR;
+      for (int64_t t = 0; t < s.S; ++t) {
+        __m512 xv[NV];
+        for (int v = 0; v < NV; ++v) xv[v] = _mm512_maskz_loadu_ps(mk[v], xr + t + 16 * v);
+        for (int k = 0; k < KR; ++k) {
+          const __m512 w = _mm512_set1_ps(wr[t * KR + k]);
+          for (int v = 0; v < NV; ++v) acc[k][v] = _mm512_fmadd_ps(w, xv[v], acc[k][v]);
+        }
+      }
+    }
+  const __m512 zero = _mm512_setzero_ps();
+  for (int k = 0; k < KR && g * KR + k < s.K; ++k) {
+    const int64_t ko = g * KR + k;
+    const __m512 cb = _mm512_set1_ps(conv_bias[ko]), b = _mm512_set1_ps(bias[ko]);
+    float* yr = yn + (ko * s.P + p) * s.Q + q0;
+    for (int v = 0; v < NV; ++v) {
+      const __m512 z = _mm512_max_ps(_mm512_add_ps(acc[k][v], cb), zero);
+      _mm512_mask_storeu_ps(yr + 16 * v, mk[v], _mm512_add_ps(z, b));
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d_relu_biasadd(const float* x, const float* weight, const float* conv_bias,
+                         const float* bias, float* y, int64_t N, int64_t C, int64_t H, int64_t W,
+                         int64_t K, int64_t R, int64_t S) {
+  const Shape s{C, H, W, K, R, S, H - R + 1, W - S + 1};
+  if (N <= 0 || K <= 0 || s.P <= 0 || s.Q <= 0) return;
+  const int64_t groups = (K + KR - 1) / KR, per_group = C * R * S * KR;
+  static std::vector<float> wp;  // reused across calls
+  wp.assign(static_cast<size_t>(groups * per_group), 0.0f);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t i = 0; i < C * R * S; ++i)
+      wp[(k / KR) * per_group + i * KR + k % KR] = weight[k * C * R * S + i];
+#pragma omp parallel for collapse(3) schedule(static)
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t p = 0; p < s.P; ++p) {
+        const float* xn = x + n * C * H * W;
+        const float* wg = wp.data() + g * per_group;
+        float* yn = y + n * K * s.P * s.Q;
+        for (int64_t q0 = 0; q0 < s.Q; q0 += 64) {
+          switch (std::min<int64_t>(4, (s.Q - q0 + 15) / 16)) {
+            case 1:
+              tile<1>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              break;
+            case 2:
+              tile<2>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              break;
+            case 3:
+              tile<3>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              break;
+            default:
+              tile<4>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              break;
+          }
+        }
+      }
+}
