@@ -185,8 +185,10 @@ void flash_attention(const float* q, const float* k, const float* v, float* o, i
   kt.assign(static_cast<size_t>(BH * D * ld), 0.0f);
 #pragma omp parallel for
   for (int64_t bh = 0; bh < BH; ++bh)
-    for (int64_t j = 0; j < S; ++j)
-      for (int64_t d = 0; d < D; ++d) kt[(bh * D + d) * ld + j] = k[(bh * S + j) * D + d];
+    for (int64_t j0 = 0; j0 < S; j0 += BK)  // 64 rows of K stay in L1 while they are read
+      for (int64_t d = 0; d < D; ++d)
+        for (int64_t j = j0; j < std::min(S, j0 + BK); ++j)
+          kt[(bh * D + d) * ld + j] = k[(bh * S + j) * D + d];
   const float c = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(D)));
   const int64_t nqb = (S + QB - 1) / QB;
 #pragma omp parallel

@@ -1,11 +1,12 @@
 // Direct convolution + conv bias + ReLU + bias for AVX-512, NCHW f32 (valid, stride 1).
 //
-// The weights are packed once per call into groups of KR = 6 output channels,
-// wp[group][c][r][s][6] (zero past K), so the 6 weights of one tap are adjacent broadcasts.
-// One register tile is 6 output channels x 64 output columns of one output row (24 zmm
-// accumulators): for each input channel and tap (c, r, s), 4 unaligned loads of the input row
-// (shifted by s) feed 24 FMAs. The epilogue adds conv_bias, applies the ReLU, adds bias and
-// stores once; the last vector of a row and the channels past K are masked off.
+// The weights are packed once per call into groups of KR output channels,
+// wp[group][c][r][s][KR] (zero past K), so the KR weights of one tap are adjacent broadcasts.
+// One register tile is KR output channels x 16 NV output columns of one output row: for each
+// input channel and tap (c, r, s), NV unaligned loads of the input row (shifted by s) feed
+// KR x NV FMAs. KR = 8 x 32 columns (16 accumulators) when K is a multiple of 8, else 6 x 64
+// (24 accumulators), so few FMAs land on padding channels. The epilogue adds conv_bias, applies
+// the ReLU, adds bias and stores once; the last vector of a row and channels past K are masked.
 #include <immintrin.h>
 #include <kforge/kernel.h>
 #include <omp.h>
@@ -16,8 +17,6 @@
 
 namespace {
 
-constexpr int KR = 6;
-
 inline __mmask16 first(int64_t n) {
   return n <= 0 ? 0 : n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
 }
@@ -27,7 +26,7 @@ struct Shape {
 };
 
 // Output row p of image xn, channels g*KR .. g*KR + KR, columns q0 .. q0 + 16 NV.
-template <int NV>
+template <int KR, int NV>
 void tile(const float* xn, const float* wg, const float* conv_bias, const float* bias, float* yn,
           const Shape& s, int64_t g, int64_t p, int64_t q0) {
   __mmask16 mk[NV];
@@ -60,6 +59,40 @@ void tile(const float* xn, const float* wg, const float* conv_bias, const float*
   }
 }
 
+// The convolution with KR-channel tiles of up to 16 NVMAX columns.
+template <int KR, int NVMAX>
+void conv(const float* x, const float* weight, const float* conv_bias, const float* bias, float* y,
+          int64_t N, const Shape& s) {
+  const int64_t groups = (s.K + KR - 1) / KR, per_group = s.C * s.R * s.S * KR;
+  static std::vector<float> wp;  // reused across calls
+  wp.assign(static_cast<size_t>(groups * per_group), 0.0f);
+  for (int64_t k = 0; k < s.K; ++k)
+    for (int64_t i = 0; i < s.C * s.R * s.S; ++i)
+      wp[(k / KR) * per_group + i * KR + k % KR] = weight[k * s.C * s.R * s.S + i];
+  constexpr int64_t cols = 16 * NVMAX;
+#pragma omp parallel for collapse(3) schedule(static)
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t p = 0; p < s.P; ++p) {
+        const float* xn = x + n * s.C * s.H * s.W;
+        const float* wg = wp.data() + g * per_group;
+        float* yn = y + n * s.K * s.P * s.Q;
+        for (int64_t q0 = 0; q0 < s.Q; q0 += cols) {
+          const int64_t nv = std::min<int64_t>(NVMAX, (s.Q - q0 + 15) / 16);
+          if (nv == 1)
+            tile<KR, 1>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+          else if (nv == 2)
+            tile<KR, 2>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+          else if constexpr (NVMAX == 4) {
+            if (nv == 3)
+              tile<KR, 3>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+            else
+              tile<KR, 4>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+          }
+        }
+      }
+}
+
 }  // namespace
 
 void conv2d_relu_biasadd(const float* x, const float* weight, const float* conv_bias,
@@ -67,34 +100,8 @@ void conv2d_relu_biasadd(const float* x, const float* weight, const float* conv_
                          int64_t K, int64_t R, int64_t S) {
   const Shape s{C, H, W, K, R, S, H - R + 1, W - S + 1};
   if (N <= 0 || K <= 0 || s.P <= 0 || s.Q <= 0) return;
-  const int64_t groups = (K + KR - 1) / KR, per_group = C * R * S * KR;
-  static std::vector<float> wp;  // reused across calls
-  wp.assign(static_cast<size_t>(groups * per_group), 0.0f);
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t i = 0; i < C * R * S; ++i)
-      wp[(k / KR) * per_group + i * KR + k % KR] = weight[k * C * R * S + i];
-#pragma omp parallel for collapse(3) schedule(static)
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t p = 0; p < s.P; ++p) {
-        const float* xn = x + n * C * H * W;
-        const float* wg = wp.data() + g * per_group;
-        float* yn = y + n * K * s.P * s.Q;
-        for (int64_t q0 = 0; q0 < s.Q; q0 += 64) {
-          switch (std::min<int64_t>(4, (s.Q - q0 + 15) / 16)) {
-            case 1:
-              tile<1>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
-              break;
-            case 2:
-              tile<2>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
-              break;
-            case 3:
-              tile<3>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
-              break;
-            default:
-              tile<4>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
-              break;
-          }
-        }
-      }
+  if (K % 8 == 0)
+    conv<8, 2>(x, weight, conv_bias, bias, y, N, s);
+  else
+    conv<6, 4>(x, weight, conv_bias, bias, y, N, s);
 }
