@@ -9,6 +9,7 @@
 #include "cli/llm_serve_command.h"
 #include "cli/lower_command.h"
 #include "cli/optimize_command.h"
+#include "cli/replay_command.h"
 #include "cli/strategies_command.h"
 #include "harness/jail.h"
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   kf::add_strategies_command(app);
   kf::add_runs_commands(app);
   kf::add_llm_serve_command(app);
+  kf::add_replay_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -1,0 +1,141 @@
+#include "cli/replay_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agents/llm/session.h"
+#include "cli/cli_output.h"
+#include "llm/replay_server.h"
+#include "llm/transcript.h"
+#include "modes/optimize.h"
+#include "store/sqlite_store.h"
+
+namespace kf {
+namespace {
+
+struct ReplayArgs {
+  std::string run, store, out;
+  bool quiet = false;
+};
+
+// The recorded exchanges as a transcript: each answers the next request of its role, with the
+// reply it got (a call that failed fails again, with no retry to take the next exchange).
+llm::Transcript transcript_of(const std::vector<LlmExchangeRecord>& records) {
+  llm::Transcript t;
+  std::set<std::string> models;
+  for (const LlmExchangeRecord& r : records) {
+    llm::Exchange x;
+    x.role = r.role;
+    if (!r.error.empty()) x.status = 500;
+    if (!r.response.empty()) x.body = r.response;
+    t.exchanges.push_back(std::move(x));
+    if (!r.model.empty() && models.insert(r.model).second) t.models.push_back(r.model);
+  }
+  return t;
+}
+
+// Settings that point every role at `base_url`, with the model each role was recorded with.
+llm::LlmConfig config_for(const std::string& base_url,
+                          const std::vector<LlmExchangeRecord>& records) {
+  llm::LlmConfig c;
+  c.defaults.base_url = base_url;
+  c.defaults.model = records.front().model;
+  c.defaults.max_retries = 0;
+  c.defaults.timeout_s = 60;
+  for (llm::LlmRole role :
+       {llm::LlmRole::planner, llm::LlmRole::implementer, llm::LlmRole::debugger})
+    for (const LlmExchangeRecord& r : records)
+      if (r.role == llm::role_name(role)) {
+        c.roles[role].model = r.model;
+        break;
+      }
+  return c;
+}
+
+std::string attempt_line(const AttemptRecord& a) {
+  return fmt::format("{} {} {} {}", a.kind, a.strategy, a.candidate_key.substr(0, 12), a.verdict);
+}
+
+// Prints the first difference of the two runs' attempts; true when there is none.
+bool same_attempts(const std::vector<AttemptRecord>& recorded,
+                   const std::vector<AttemptRecord>& replayed) {
+  for (size_t i = 0; i < std::max(recorded.size(), replayed.size()); ++i) {
+    const bool both = i < recorded.size() && i < replayed.size();
+    if (both && recorded[i].kind == replayed[i].kind &&
+        recorded[i].candidate_key == replayed[i].candidate_key &&
+        recorded[i].verdict == replayed[i].verdict)
+      continue;
+    fmt::print("attempt {} differs:\n  recorded  {}\n  replayed  {}\n", i + 1,
+               i < recorded.size() ? attempt_line(recorded[i]) : "(none)",
+               i < replayed.size() ? attempt_line(replayed[i]) : "(none)");
+    return false;
+  }
+  return true;
+}
+
+int fail(std::string_view message) {
+  print_error(message);
+  return 2;
+}
+
+int run_replay(const ReplayArgs& a) {
+  auto store =
+      SqliteStore::open(a.store.empty() ? default_store_path() : std::filesystem::path(a.store));
+  if (!store) return fail(store.error().message());
+  auto run = (*store)->get_run(a.run);
+  if (!run) return fail(run.error().message());
+  if (run->mode != "optimize") return fail(fmt::format("run {} is a {} run", a.run, run->mode));
+  auto records = (*store)->llm_exchanges(a.run);
+  if (!records) return fail(records.error().message());
+  if (records->empty()) return fail(fmt::format("run {} has no LLM exchanges to replay", a.run));
+  auto options = OptimizeOptions::from_json(run->options);
+  if (!options) return fail(options.error().message());
+  auto server = llm::ReplayServer::start(transcript_of(*records));
+  if (!server) return fail(server.error().message());
+  OptimizeOptions o = *options;
+  o.llm = std::make_shared<agents::llm_brain::Session>(
+      agents::llm_brain::SessionOptions{.config = config_for((*server)->base_url(), *records)});
+  o.out_dir = a.out;
+  if (!a.quiet)
+    o.progress = [](const std::string& s) {
+      fmt::print("{}\n", s);
+      std::fflush(stdout);
+    };
+  auto result = optimize(o, **store);
+  (*server)->stop();
+  if (!result) return fail(result.error().message());
+  auto recorded = (*store)->attempts(a.run);
+  auto replayed = (*store)->attempts(result->run_id);
+  if (!recorded || !replayed)
+    return fail((recorded ? replayed.error() : recorded.error()).message());
+  if (!same_attempts(*recorded, *replayed)) {
+    fmt::print("replay {} of run {}: DIFFERENT\n", result->run_id, a.run);
+    return 1;
+  }
+  fmt::print("replay {} of run {}: the same {} attempts, from {} recorded exchanges\n",
+             result->run_id, a.run, replayed->size(), records->size());
+  return 0;
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app) {
+  auto a = std::make_shared<ReplayArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay", "Run an LLM run again from its stored exchanges, without a model, and compare");
+  cmd->add_option("run", a->run, "The run to replay")->required();
+  cmd->add_option("--store", a->store, "The run store (default .kforge/runs.db or $KFORGE_STORE)");
+  cmd->add_option("--out", a->out, "Output folder of the replay (default kforge-out/RUN)");
+  cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->callback([a] {
+    const int rc = run_replay(*a);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace kf
