@@ -5,7 +5,8 @@
 # through the real screening, judge and final side-by-side run like any model's reply. Then, per
 # task, the built-in brain's search at a small budget, and one `kforge eval` timing the expert
 # kernel, the built-in brain's best (--vs), the library baseline and the reference side by side
-# on the same inputs. Prints a table of medians and of the expert kernel's speedups (min/median).
+# on the same inputs. Prints a table of medians and of the expert kernel's speedups (from the
+# min times / from the medians).
 #
 #   scripts/llm-expert-check.sh OUT_DIR [TASK_NAME...]    (default: the three transcripts' tasks)
 #
@@ -91,7 +92,7 @@ out, tasks = pathlib.Path(sys.argv[1]), sys.argv[2:]
 ms = lambda t, k="median_s": f"{t[k] * 1e3:9.3f}" if t else "        -"
 ratio = lambda s: f"{s['min']:6.2f} /{s['median']:6.2f}" if s else "     -  /   -  "
 print("\nside by side, one kforge eval per task (ms, median of samples; speedups of the expert "
-      "kernel, min / median of per-sample ratios)")
+      "kernel, from the min times / from the medians)")
 print(f"{'task':<24}{'expert':>10}{'built-in':>10}{'library':>10}{'reference':>10}"
       f"   {'vs reference':>15}   {'vs library':>15}   {'vs built-in':>15}")
 for name in tasks:

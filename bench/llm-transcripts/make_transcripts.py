@@ -53,7 +53,8 @@ PLANS = {
         "and the weighting as separate passes over intermediates.",
         "Weight bandwidth: every weight is read once per token instead of once per expert.",
         "Route all tokens first and group them by expert (counting sort). For each expert, "
-        "gather its tokens' rows into a contiguous matrix and run two blocked GEMMs: "
+        "gather its tokens' rows into a contiguous matrix, pack each weight panel contiguously "
+        "(the weights' rows are a page or more apart), and run two blocked GEMMs: "
         "H = silu(X W1) * (X W3) with a register tile of 6 rows x 32 columns of W1 and the same "
         "32 columns of W3 (24 accumulators), applying the SwiGLU in registers before H is "
         "stored; then Y = H W2 with a 6 x 64 tile whose epilogue scatter-adds weight * row into "
@@ -69,12 +70,14 @@ PLANS = {
         "ReLU and the bias.",
         "A serial add chain per output and no SIMD in the reference; extra passes and reorders "
         "in the baseline.",
-        "Write a direct convolution with a register tile of 6 output channels x 64 output "
-        "columns of one output row (24 zmm accumulators): pack the weights per call into "
-        "groups of 6 channels, [group][c][r][s][6], so each tap's 6 weights are adjacent "
-        "broadcasts; for each (c, r, s) load 4 vectors of the input row shifted by s and do 24 "
-        "FMAs. Fuse conv_bias, ReLU and bias into the epilogue and store once. Mask the last "
-        "vector of a row and channels past K. Parallelize over images, channel groups and rows.",
+        "Write a direct convolution with register tiles of output channels x output columns of "
+        "one output row: 8 channels x 32 columns (16 zmm accumulators) when K is a multiple of "
+        "8, else 6 x 64; pack the weights per call into channel groups, [group][c][r][s][8], "
+        "so each tap's weights are adjacent broadcasts; for each (c, r, s) load the input row "
+        "shifted by s and do the FMAs. Run all channel groups of a column block back to back "
+        "so its input rows stay in L1. End each row with a full tile shifted left (a few "
+        "columns computed twice) instead of masked loads. Fuse conv_bias, ReLU and bias into "
+        "the epilogue and store once. Parallelize over images and rows.",
         "15x over the reference (16-wide FMAs with 24 independent chains) and faster than the "
         "baseline, which pays layout reorders and separate elementwise passes."),
 }

@@ -5,8 +5,11 @@
 // One register tile is KR output channels x 16 NV output columns of one output row: for each
 // input channel and tap (c, r, s), NV unaligned loads of the input row (shifted by s) feed
 // KR x NV FMAs. KR = 8 x 32 columns (16 accumulators) when K is a multiple of 8, else 6 x 64
-// (24 accumulators), so few FMAs land on padding channels. The epilogue adds conv_bias, applies
-// the ReLU, adds bias and stores once; the last vector of a row and channels past K are masked.
+// (24 accumulators), so few FMAs land on padding channels. All channel groups of one column
+// block run back to back (its input rows stay in L1). A row's last tile is shifted left to end
+// at the row's end (recomputing a few columns) so its loads need no mask; only a row narrower
+// than a tile is masked. The epilogue adds conv_bias, applies the ReLU, adds bias and stores
+// once; channels past K are not stored.
 #include <immintrin.h>
 #include <kforge/kernel.h>
 #include <omp.h>
@@ -26,7 +29,7 @@ struct Shape {
 };
 
 // Output row p of image xn, channels g*KR .. g*KR + KR, columns q0 .. q0 + 16 NV.
-template <int KR, int NV>
+template <int KR, int NV, bool TAIL>
 void tile(const float* xn, const float* wg, const float* conv_bias, const float* bias, float* yn,
           const Shape& s, int64_t g, int64_t p, int64_t q0) {
   __mmask16 mk[NV];
@@ -40,7 +43,9 @@ void tile(const float* xn, const float* wg, const float* conv_bias, const float*
       const float* wr = wg + (c * s.R + r) * s.S * KR;
       for (int64_t t = 0; t < s.S; ++t) {
         __m512 xv[NV];
-        for (int v = 0; v < NV; ++v) xv[v] = _mm512_maskz_loadu_ps(mk[v], xr + t + 16 * v);
+        for (int v = 0; v < NV; ++v)
+          xv[v] = v + 1 < NV || !TAIL ? _mm512_loadu_ps(xr + t + 16 * v)
+                                      : _mm512_maskz_loadu_ps(mk[v], xr + t + 16 * v);
         for (int k = 0; k < KR; ++k) {
           const __m512 w = _mm512_set1_ps(wr[t * KR + k]);
           for (int v = 0; v < NV; ++v) acc[k][v] = _mm512_fmadd_ps(w, xv[v], acc[k][v]);
@@ -59,6 +64,16 @@ void tile(const float* xn, const float* wg, const float* conv_bias, const float*
   }
 }
 
+// A tile whose columns all lie inside the row loads its input without masks.
+template <int KR, int NV>
+void run(const float* xn, const float* wg, const float* conv_bias, const float* bias, float* yn,
+         const Shape& s, int64_t g, int64_t p, int64_t q0) {
+  if (q0 + 16 * NV <= s.Q)
+    tile<KR, NV, false>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+  else
+    tile<KR, NV, true>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+}
+
 // The convolution with KR-channel tiles of up to 16 NVMAX columns.
 template <int KR, int NVMAX>
 void conv(const float* x, const float* weight, const float* conv_bias, const float* bias, float* y,
@@ -70,27 +85,32 @@ void conv(const float* x, const float* weight, const float* conv_bias, const flo
     for (int64_t i = 0; i < s.C * s.R * s.S; ++i)
       wp[(k / KR) * per_group + i * KR + k % KR] = weight[k * s.C * s.R * s.S + i];
   constexpr int64_t cols = 16 * NVMAX;
-#pragma omp parallel for collapse(3) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t g = 0; g < groups; ++g)
-      for (int64_t p = 0; p < s.P; ++p) {
-        const float* xn = x + n * s.C * s.H * s.W;
-        const float* wg = wp.data() + g * per_group;
-        float* yn = y + n * s.K * s.P * s.Q;
-        for (int64_t q0 = 0; q0 < s.Q; q0 += cols) {
-          const int64_t nv = std::min<int64_t>(NVMAX, (s.Q - q0 + 15) / 16);
+    for (int64_t p = 0; p < s.P; ++p) {
+      const float* xn = x + n * s.C * s.H * s.W;
+      float* yn = y + n * s.K * s.P * s.Q;
+      for (int64_t q0 = 0; q0 < s.Q; q0 += cols) {
+        // A row at least one tile wide ends with a full tile shifted left over columns already
+        // written (they are computed the same way again): masked loads are slow.
+        const int64_t qt = s.Q >= cols ? std::min(q0, s.Q - cols) : q0;
+        const int64_t nv = std::min<int64_t>(NVMAX, (s.Q - qt + 15) / 16);
+        // Every channel group reads the same C x R input rows of this column block: from L1.
+        for (int64_t g = 0; g < groups; ++g) {
+          const float* wg = wp.data() + g * per_group;
           if (nv == 1)
-            tile<KR, 1>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+            run<KR, 1>(xn, wg, conv_bias, bias, yn, s, g, p, qt);
           else if (nv == 2)
-            tile<KR, 2>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+            run<KR, 2>(xn, wg, conv_bias, bias, yn, s, g, p, qt);
           else if constexpr (NVMAX == 4) {
             if (nv == 3)
-              tile<KR, 3>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              run<KR, 3>(xn, wg, conv_bias, bias, yn, s, g, p, qt);
             else
-              tile<KR, 4>(xn, wg, conv_bias, bias, yn, s, g, p, q0);
+              run<KR, 4>(xn, wg, conv_bias, bias, yn, s, g, p, qt);
           }
         }
       }
+    }
 }
 
 }  // namespace
