@@ -33,6 +33,18 @@ std::string or_absent(const std::string& s) {
   return s.empty() ? "(not found)" : s;
 }
 
+// Whether `machine` runs backend `b` (why_not empty) and its widest target there.
+struct BackendStatus {
+  std::string widest, why_not;
+};
+
+BackendStatus status_of(const Backend& b, const MachineInfo& machine) {
+  if (const Status ok = b.supports(machine); !ok.ok()) return {"", ok.message()};
+  auto widest = b.target("", machine);
+  if (!widest) return {"", widest.error().message()};
+  return {widest->name, ""};
+}
+
 void print_report(const MachineInfo& m, const std::string& cache_file) {
   auto row = [](const char* label, const std::string& value) {
     fmt::print("  {:<13}{}\n", label, value);
@@ -66,14 +78,12 @@ void print_report(const MachineInfo& m, const std::string& cache_file) {
           : "INCOMPLETE: untrusted candidates are refused unless --unsafe-sandbox is given");
   for (const auto& m : sb.missing) row("", "missing: " + m);
   for (const Backend* b : backends()) {
-    const Status ok = b->supports(m);
-    auto widest = b->target("", m);
+    const BackendStatus st = status_of(*b, m);
     row(b == backends().front() ? "backends" : "",
-        ok.ok() && widest
+        st.why_not.empty()
             ? fmt::format("{}: {} (targets {}; widest here {})", b->name, b->description,
-                          fmt::join(b->target_names(), ", "), widest->name)
-            : fmt::format("{}: not usable here: {}", b->name,
-                          ok.ok() ? widest.error().message() : ok.message()));
+                          fmt::join(b->target_names(), ", "), st.widest)
+            : fmt::format("{}: not usable here: {}", b->name, st.why_not));
   }
 }
 
@@ -81,15 +91,12 @@ void print_report(const MachineInfo& m, const std::string& cache_file) {
 nlohmann::json backends_json(const MachineInfo& m) {
   nlohmann::json list = nlohmann::json::array();
   for (const Backend* b : backends()) {
-    const Status ok = b->supports(m);
-    auto widest = b->target("", m);
+    const BackendStatus st = status_of(*b, m);
     list.push_back({{"name", b->name},
                     {"targets", b->target_names()},
-                    {"supported", ok.ok() && widest.has_value()},
-                    {"widest_target", widest ? widest->name : ""},
-                    {"why_not", !ok.ok() ? ok.message()
-                                : widest ? ""
-                                         : widest.error().message()}});
+                    {"supported", st.why_not.empty()},
+                    {"widest_target", st.widest},
+                    {"why_not", st.why_not}});
   }
   return list;
 }

@@ -15,23 +15,12 @@ Status cpu_supports(const MachineInfo& machine) {
   return ok_status();
 }
 
-Expected<MachineInfo> cpu_probe(const ProbeOptions& options) {
-  return probe_machine(options);
-}
-
-Expected<Target> cpu_target(const std::string& name, const MachineInfo& machine) {
-  return target_named(name, machine);
-}
-
-Expected<std::unique_ptr<Worker>> cpu_start_worker(const WorkerSpec& spec) {
-  return Worker::start(spec);
-}
-
 ProfileTools cpu_profile_tools(const std::string& cxx) {
   return {.disassembler = "objdump",
           .vectorization_report = cxx.find("clang") == std::string::npos};
 }
 
+// compile_solution is overloaded: this picks the one with the judge's entry shim.
 CompiledObject cpu_compile(const std::string& source, const EntryShim& shim,
                            const CompileOptions& options) {
   return compile_solution(source, shim, options);
@@ -42,10 +31,10 @@ const Backend kCpu{
     .description = "C++ with SIMD intrinsics and OpenMP threads, run in kforge's CPU sandbox",
     .target_names = target_names,
     .supports = cpu_supports,
-    .probe = cpu_probe,
-    .target = cpu_target,
+    .probe = probe_machine,
+    .target = target_named,
     .compile = cpu_compile,
-    .start_worker = cpu_start_worker,
+    .start_worker = Worker::start,
     .profile_tools = cpu_profile_tools,
 };
 
