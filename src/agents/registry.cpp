@@ -185,6 +185,11 @@ Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options)
   b.tester = find_entry(team->at("tester"))->tester(options);
   b.profiler = find_entry(team->at("profiler"))->profiler(options);
   b.autotuner = find_entry(team->at("autotuner"))->autotuner(options);
+  if (brains.count("llm")) {
+    auto s = llm_brain::session_for(options.llm);
+    KF_CHECK(s.has_value()) << "check_llm resolves the session first";
+    b.halted = [session = *s] { return session->halted(); };
+  }
   return b;
 }
 

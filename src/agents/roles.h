@@ -179,6 +179,10 @@ struct Brain {
   std::unique_ptr<Tester> tester;
   std::unique_ptr<Profiler> profiler;
   std::unique_ptr<Autotuner> autotuner;
+  // Why the team cannot go on for a reason outside the search ("" while it can): an LLM
+  // session whose budget is spent or whose endpoint stopped answering. The mode checks it after
+  // each role's call and stops the run there, resumable, writing nothing for that step.
+  std::function<std::string()> halted = [] { return std::string(); };
 };
 
 // What a brain may be configured with (the CLI's options, stored with the run for resume).

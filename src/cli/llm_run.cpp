@@ -24,41 +24,30 @@ Expected<std::unique_ptr<LlmRun>> LlmRun::make(const LlmRunArgs& args, Store& st
   return std::unique_ptr<LlmRun>(new LlmRun(std::move(session), store, next));
 }
 
+LlmRunArgs LlmRun::to_store(const LlmRunArgs& given) {
+  LlmRunArgs out = given;
+  std::error_code ec;
+  if (out.config.empty() && std::filesystem::is_regular_file("kforge.toml", ec))
+    out.config = "kforge.toml";
+  if (!out.config.empty()) out.config = std::filesystem::absolute(out.config, ec).string();
+  return out;
+}
+
 void LlmRun::on(const Event& e) {
   if (const auto* started = std::get_if<RunStarted>(&e)) {
     const std::string run = started->run_id;
-    std::vector<llmb::ExchangeRecord> recorded;
+    std::vector<llm::ExchangeRecord> recorded;
     if (started->resumed) {
       auto stored = store_.llm_exchanges(run);
       if (!stored) status_ = stored.error();
       for (const LlmExchangeRecord& r : stored ? *stored : std::vector<LlmExchangeRecord>{})
-        recorded.push_back({.role = r.role,
-                            .model = r.model,
-                            .request = r.request,
-                            .response = r.response,
-                            .prompt_tokens = r.prompt_tokens,
-                            .completion_tokens = r.completion_tokens,
-                            .latency_s = r.latency_s,
-                            .cost = r.cost,
-                            .attempts = r.attempts,
-                            .error = r.error});
+        recorded.push_back(r);
     }
     Store& store = store_;
-    session_->begin_run(std::move(recorded), [&store, run](const llmb::ExchangeRecord& x) {
+    session_->begin_run(std::move(recorded), [&store, run](const llm::ExchangeRecord& x) {
       auto seq = store.next_llm_exchange_seq(run);
       if (!seq) return seq.error();
-      return store.put_llm_exchange({.run_id = run,
-                                     .seq = *seq,
-                                     .role = x.role,
-                                     .model = x.model,
-                                     .request = x.request,
-                                     .response = x.response,
-                                     .prompt_tokens = x.prompt_tokens,
-                                     .completion_tokens = x.completion_tokens,
-                                     .latency_s = x.latency_s,
-                                     .cost = x.cost,
-                                     .attempts = x.attempts,
-                                     .error = x.error});
+      return store.put_llm_exchange(LlmExchangeRecord(run, *seq, x));
     });
   }
   if (next_) next_->on(e);

@@ -18,21 +18,21 @@
 
 #include "agents/llm/session.h"
 #include "modes/events.h"
+#include "modes/optimize.h"
 #include "store/store.h"
 
 namespace kf {
 
-struct LlmRunArgs {
-  std::string config;  // "" : ./kforge.toml when present, else the variables
-  std::optional<int64_t> max_tokens;
-  std::optional<double> max_cost;
-};
+using LlmRunArgs = OptimizeOptions::LlmArgs;
 
 class LlmRun final : public EventSink {
  public:
   // Fails when the settings file does not read.
   static Expected<std::unique_ptr<LlmRun>> make(const LlmRunArgs& args, Store& store,
                                                 EventSink* next);
+  // The arguments a new run stores: the settings file's absolute path (./kforge.toml's when
+  // that is what was read; "" for the variables) and the budgets.
+  static LlmRunArgs to_store(const LlmRunArgs& given);
   void on(const Event& e) override;
   // "llm: 7 calls, 12345 tokens, $0.0123" ("" when no call was made); why a record failed.
   std::string usage_line() const;

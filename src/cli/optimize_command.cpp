@@ -78,10 +78,20 @@ int run_optimize(const OptimizeArgs& a) {
   std::string spec = a.config.empty() ? a.brain : "";
   if (!a.config.empty())
     if (auto c = agents::read_brain_config(a.config)) spec = c->spec;
+  // A resumed run's LLM arguments are the stored ones, each overridden when given again.
+  LlmRunArgs llm_args{a.llm_config, a.max_tokens, a.max_cost};
   if (!a.resume.empty())
-    if (auto run = (*store)->get_run(a.resume)) spec = run->brain;
+    if (auto run = (*store)->get_run(a.resume)) {
+      spec = run->brain;
+      if (auto stored = OptimizeOptions::from_json(run->options)) {
+        if (llm_args.config.empty()) llm_args.config = stored->llm_args.config;
+        if (!llm_args.max_tokens) llm_args.max_tokens = stored->llm_args.max_tokens;
+        if (!llm_args.max_cost) llm_args.max_cost = stored->llm_args.max_cost;
+      }
+    }
   if (uses_llm(spec)) {
-    auto made = LlmRun::make({a.llm_config, a.max_tokens, a.max_cost}, **store, o.events);
+    o.llm_args = LlmRun::to_store(llm_args);
+    auto made = LlmRun::make(llm_args, **store, o.events);
     if (!made) {
       print_error(made.error().message());
       return 2;
@@ -276,9 +286,10 @@ void add_runs_commands(CLI::App& app) {
       fmt::print("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}\n", a.seq, a.kind, a.strategy, a.verdict,
                  a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
                  a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
-    if (run->state == "finished" && run->summary.is_object() && run->summary.contains("best"))
+    const bool summarized = run->summary.is_object() && run->summary.contains("best");
+    if ((run->state == "finished" || run->state == "stopped") && summarized)
       fmt::print("\n{}", optimize_summary_text(run->summary));
-    else if (run->state == "running")
+    if (run->state == "running" || run->state == "stopped")
       fmt::print("\nnot finished: `kforge optimize --resume {}` continues it\n", run->id);
     throw CLI::RuntimeError(0);
   });

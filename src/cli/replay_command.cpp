@@ -24,14 +24,15 @@ struct ReplayArgs {
 };
 
 // The recorded exchanges as a transcript: each answers the next request of its role, with the
-// reply it got (a call that failed fails again, with no retry to take the next exchange).
+// reply it got (a reply that did not read fails to read again). A call that got no answer is
+// left out: the run stopped there, and its resume asked again (llm/exchange_record.h).
 llm::Transcript transcript_of(const std::vector<LlmExchangeRecord>& records) {
   llm::Transcript t;
   std::set<std::string> models;
   for (const LlmExchangeRecord& r : records) {
+    if (r.unanswered()) continue;
     llm::Exchange x;
     x.role = r.role;
-    if (!r.error.empty()) x.status = 500;
     if (!r.response.empty()) x.body = r.response;
     t.exchanges.push_back(std::move(x));
     if (!r.model.empty() && models.insert(r.model).second) t.models.push_back(r.model);
@@ -100,6 +101,7 @@ int run_replay(const ReplayArgs& a) {
   OptimizeOptions o = *options;
   o.llm = std::make_shared<agents::llm_brain::Session>(
       agents::llm_brain::SessionOptions{.config = config_for((*server)->base_url(), *records)});
+  o.llm_args = {};  // the replay server stands in for the recorded settings
   o.out_dir = a.out;
   if (!a.quiet)
     o.progress = [](const std::string& s) {

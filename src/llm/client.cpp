@@ -223,6 +223,8 @@ ChatClient::ChatClient(LlmSettings settings, ClientOptions options)
 ChatClient::~ChatClient() = default;
 
 Expected<ChatReply> ChatClient::complete(const ChatRequest& request) {
+  last_failure_ = Failure::no_answer;  // until an answer reads
+  last_failed_body_.clear();
   KF_RETURN_IF_ERROR(settings_.validate());
   const std::string url = settings_.base_url + "/chat/completions";
   const Context ctx{display_url(url), request.model.empty() ? settings_.model : request.model,
@@ -248,6 +250,7 @@ Expected<ChatReply> ChatClient::complete(const ChatRequest& request) {
     if (ok) {
       auto reply = read_completion(r.body, ctx);
       if (reply) {
+        last_failure_ = Failure::none;
         reply->latency_s = r.latency_s;
         reply->elapsed_s = seconds_since(start);
         reply->request_body = http.body;
@@ -255,6 +258,8 @@ Expected<ChatReply> ChatClient::complete(const ChatRequest& request) {
         reply->attempts = n;
       } else {
         a.error = reply.error().message();
+        last_failure_ = Failure::bad_reply;
+        last_failed_body_ = r.body;
       }
       if (options_.on_attempt) options_.on_attempt(a);
       return reply;

@@ -111,11 +111,20 @@ class ChatClient {
 
   const LlmSettings& settings() const { return settings_; }
 
+  // How the last complete() failed: the model answered but its reply did not read (not JSON,
+  // an error object, no choices or content), or no answer came (an HTTP error, a timeout, the
+  // retries spent). The body of a reply that did not read, verbatim ("" otherwise).
+  enum class Failure { none, bad_reply, no_answer };
+  Failure last_failure() const { return last_failure_; }
+  const std::string& last_failed_body() const { return last_failed_body_; }
+
  private:
   struct Http;
   LlmSettings settings_;
   ClientOptions options_;
   std::unique_ptr<Http> http_;
+  Failure last_failure_ = Failure::none;
+  std::string last_failed_body_;
 };
 
 // The request body complete() sends (exposed for records and tests).

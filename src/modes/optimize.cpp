@@ -1,153 +1,11 @@
-// The optimize loop (see optimize.h for the cycle and the resume design).
+// The optimize loop (see optimize.h for the cycle and the resume design): the driver and one
+// step; tuning and the final run are in optimize_finish.cpp.
 #include "modes/optimize.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <chrono>
-#include <memory>
-
-#include "agents/acceptance.h"
-#include "agents/judge.h"
-#include "agents/roles.h"
-#include "harness/backend.h"
-#include "harness/machine.h"
-#include "modes/eval_settings.h"
-#include "modes/events.h"
-#include "modes/optimize_evidence.h"
-#include "modes/optimize_report.h"
-#include "modes/optimize_resume.h"
-#include "modes/run_log.h"
-#include "schedule/compiled_task.h"
+#include "modes/optimize_loop.h"
 
 namespace kf {
-namespace {
-
-// The acceptance rule (margin, near misses, paired confirmation): agents/acceptance.h.
-const agents::AcceptancePolicy& kAccept = agents::acceptance_policy();
-// A budget below three tuning rounds cannot tune after every accepted strategy: the knobs of
-// the newest step wait until the planner's best remaining proposal expects less than this (a
-// knob's value is worth a few percent, a strategy's often a multiple).
-constexpr double kTuneWhenBelow = 1.15;
-
-using agents::CandidateMsg;
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-class Loop {
- public:
-  Loop(OptimizeOptions o, Store& store, std::string run_id, bool resuming)
-      : o_(std::move(o)),
-        store_(store),
-        run_id_(std::move(run_id)),
-        resuming_(resuming),
-        console_(o_.progress) {
-    events_.add(&console_);
-    events_.add(o_.events);
-  }
-
-  Expected<OptimizeResult> run();
-
- private:
-  Status setup();
-  Status start();        // the run's record (a new run) and its RunStarted event
-  Status judge_first();  // the implementer's first candidate becomes the best
-  // One cycle: evidence, plan, then tune, stop or carry the plan out; false ends the search.
-  Expected<bool> step();
-  // The planner says stop: the whole recipe is tuned once (true: plan again) or the search ends.
-  Expected<bool> out_of_plans(const agents::Plan& plan, const agents::Evidence& evidence);
-  // Implements, judges, debugs and confirms the plan's candidate; true when it is the new best.
-  Expected<bool> carry_out(const agents::Plan& plan);
-  // The final side-by-side run and the outputs.
-  Expected<OptimizeResult> finish();
-  // On resume: where the replay starts, and whether the task changed since the run measured it.
-  Status resume_state();
-  // Judges c (or reads its evaluation back from the store). `rival`: a candidate timed side by
-  // side with it in the same run (a confirmation against the best).
-  Expected<RunResult> measure(const CandidateMsg& c, const std::string& kind,
-                              const std::string& strategy, const CandidateMsg* rival = nullptr);
-  Status attempt_without_evaluation(const std::string& kind, const std::string& strategy,
-                                    const std::string& verdict, const nlohmann::json& detail) {
-    return log_->note_attempt(kind, strategy, verdict, detail);
-  }
-  Status message(const std::string& from, const std::string& to, const std::string& type,
-                 const nlohmann::json& body) {
-    return log_->message(from, to, type, body);
-  }
-  int evals() const { return log_->evaluations(); }
-  bool budget_left() const {
-    return evals() < o_.budget_evals && now_s() - started_ < o_.budget_time_s;
-  }
-  // Evaluations the budget still allows: the count left, or fewer when the time left at this
-  // run's average time per evaluation allows fewer.
-  int evals_left() const {
-    int left = o_.budget_evals - evals();
-    const double elapsed = now_s() - started_;
-    if (evals() > 0 && elapsed > 0) {
-      const double by_time = (o_.budget_time_s - elapsed) / (elapsed / evals());
-      if (by_time < left) left = std::max(0, static_cast<int>(by_time));
-    }
-    return left;
-  }
-  void say(const std::string& line) const { events_.emit(Note{run_id_, line}); }
-  // The best changed: `best_` and `best_result_` hold it.
-  void new_best() const {
-    const double median = best_result_.timing ? best_result_.timing->median_s : 0;
-    events_.emit(NewBest{.run_id = run_id_,
-                         .candidate = best_.key,
-                         .label = candidate_label(best_),
-                         .median_s = median,
-                         .min_s = best_result_.timing ? best_result_.timing->min_s : 0,
-                         .speedup_vs_naive = median > 0 && log_->reference_median() > 0
-                                                 ? log_->reference_median() / median
-                                                 : 0});
-  }
-  agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
-  agents::WorkContext work(const CandidateMsg* best) const;
-  // One tuning pass over the best recipe's knobs within `budget` evaluations; true when it
-  // found a faster recipe (which is then the best).
-  Expected<bool> tune_best(int budget, agents::TuneScope scope);
-  // The newest recipe step's knobs, with at most a third of what is left: a small budget spent
-  // on one strategy's knobs would leave none for the strategies after it (on attention, the
-  // P @ V stage's vectorization came after the scores' tile).
-  Expected<bool> tune_newest_step() {
-    return tune_best(std::min(o_.tune_budget, std::max(1, evals_left() / 3)),
-                     agents::TuneScope::newest_step);
-  }
-
-  OptimizeOptions o_;
-  Store& store_;
-  std::string run_id_;
-  bool resuming_;
-  ConsoleReporter console_;
-  EventSinks events_;
-  CompiledTask compiled_;  // the task, loaded once
-  agents::Brain brain_;
-  agents::HarnessJudge harness_;
-  std::unique_ptr<agents::RecordedJudge> recorded_;
-  std::unique_ptr<agents::RecordingJudge> recording_;
-  agents::Judge* judge_ = nullptr;
-  MachineInfo machine_;
-  const Backend* backend_ = nullptr;  // what compiles, runs and profiles them
-  Target target_;                     // what the kernels are generated and compiled for
-  std::string machine_id_;
-  std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
-  double started_ = 0;
-  // The run's measurements and record (modes/run_log.h); made once the judge is known.
-  std::unique_ptr<RunLog> log_;
-  CandidateMsg best_;
-  RunResult best_result_;
-  std::string first_label_;  // the first candidate's label: speedups are over it
-  EvidenceCache evidence_cache_;
-  std::set<std::string> tried_;  // plans tried from the current best (no gain or refused)
-  bool final_tuned_ = false;     // the whole recipe was tuned once
-  bool tune_pending_ = false;    // the newest accepted step's knobs are not tuned yet
-  std::string stop_reason_ = "budget spent";
-  // Candidates that passed (the run log's) that the final run falls back to, at most.
-  static constexpr size_t kFinalFallbacks = 3;
-};
+namespace optimize_detail {
 
 Status Loop::setup() {
   auto task = compile_task(o_.task_dir);
@@ -237,51 +95,6 @@ agents::WorkContext Loop::work(const CandidateMsg* best) const {
   return in;
 }
 
-Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
-  if (budget <= 0 || !best_result_.timing) return false;
-  const std::string before = best_.key;
-  std::optional<Status> failure;
-  std::optional<std::pair<CandidateMsg, RunResult>> near;  // faster by the median only
-  agents::MeasureFn fn = [&](const CandidateMsg& c) -> std::optional<double> {
-    if (failure || !budget_left()) return std::nullopt;
-    auto t = measure(c, "tune", c.origin);
-    if (!t) {
-      failure = t.error();
-      return std::nullopt;
-    }
-    if (t->verdict != Verdict::ok || !t->timing) return std::nullopt;
-    // The same margin as a plan's: a knob value a hair faster by the minimum is noise, and
-    // once kept it stays in every later candidate.
-    if (kAccept.faster(t->timing->min_s, best_result_.timing->min_s)) {
-      best_ = c;
-      best_result_ = *t;
-    } else if (kAccept.faster_by_median_only(*t, best_result_) &&
-               (!near || t->timing->median_s < near->second.timing->median_s)) {
-      near = {c, *t};
-    }
-    return t->timing->min_s;
-  };
-  // The tuner varies a copy: `fn` moves best_ as it finds faster variants.
-  const CandidateMsg start = best_;
-  brain_.autotuner->tune(start, best_result_.timing->min_s, fn, budget, scope, work(&start));
-  if (failure) return *failure;
-  // The tuner decides by minimum times; a setting clearly faster by the median whose minimum
-  // was not (the best's minimum a lucky sample, or this one's timing disturbed) is measured
-  // again side by side with the best, as a near miss of the planner's is, and that pair decides.
-  if (near && kAccept.faster(near->second.timing->median_s, best_result_.timing->median_s) &&
-      budget_left()) {
-    auto again = measure(near->first, "confirm", "confirm:" + near->first.origin, &best_);
-    if (!again) return again.error();
-    if (kAccept.wins_pair(*again)) {
-      best_ = near->first;
-      best_result_ = *again;
-    }
-  }
-  KF_RETURN_IF_ERROR(store_.update_run(run_id_, "running", best_.key, {}));
-  if (best_.key != before) new_best();
-  return best_.key != before;
-}
-
 Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
                                   const std::string& strategy, const CandidateMsg* rival) {
   const EvalSettings settings{.seed = o_.seed,
@@ -306,7 +119,16 @@ Expected<OptimizeResult> Loop::run() {
   while (budget_left()) {
     auto go_on = step();
     if (!go_on) return go_on.error();
-    if (!*go_on) break;
+    if (!*go_on || halted()) break;
+  }
+  // A halted team (a spent LLM budget, an endpoint that stopped answering) leaves the run
+  // stopped, not finished: the step it was in wrote nothing, so a resume replays to this point
+  // and goes on from it.
+  if (halted()) {
+    stop_reason_ = halted_;
+    say(fmt::format("stopped: {}\n  `kforge optimize --resume {}` continues the run", halted_,
+                    run_id_));
+    return finish();
   }
   if (!budget_left() && stop_reason_ == "budget spent")
     stop_reason_ = evals() >= o_.budget_evals ? "evaluation budget spent" : "time budget spent";
@@ -384,6 +206,7 @@ Expected<bool> Loop::step() {
   pi.stop_fraction = o_.stop_fraction;
   KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
   agents::Plan plan = brain_.planner->plan(pi);
+  if (halted()) return false;
   KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
   if (tune_pending_ && plan.strategy != "stop" && plan.expected_speedup < kTuneWhenBelow) {
     tune_pending_ = false;
@@ -439,6 +262,7 @@ Expected<bool> Loop::out_of_plans(const agents::Plan& plan, const agents::Eviden
 Expected<bool> Loop::carry_out(const agents::Plan& plan) {
   const std::string plan_id = plan.id();
   auto cand = brain_.implementer->implement(plan, work(&best_));
+  if (!cand && halted()) return false;
   if (!cand) {
     tried_.insert(plan_id);
     KF_RETURN_IF_ERROR(attempt_without_evaluation("plan", plan_id, "not_applicable",
@@ -461,6 +285,7 @@ Expected<bool> Loop::carry_out(const agents::Plan& plan) {
   KF_RETURN_IF_ERROR(message("tester", "planner", "TestReport", report.to_json()));
   if (r->verdict != Verdict::ok) {
     auto d = brain_.debugger->debug(*cand, *r, 1, work(&best_));
+    if (halted()) return false;
     KF_RETURN_IF_ERROR(message("debugger", "planner", "Diagnostics", d.diagnostics.to_json()));
     if (d.diagnostics.kforge_bug)
       say("  kforge bug recorded: generated code was judged " +
@@ -507,66 +332,9 @@ Expected<bool> Loop::carry_out(const agents::Plan& plan) {
   return true;
 }
 
-Expected<OptimizeResult> Loop::finish() {
-  OptimizeResult out;
-  out.run_id = run_id_;
-  out.best = best_;
-  out.best_result = best_result_;
-  out.evaluations = evals();
-  out.attempts = log_->attempts();
-  out.reused = log_->reused();
-  out.stop_reason = stop_reason_;
-  out.first_label = first_label_;
-  if (o_.final_run) {
-    auto f = measure(best_, "final", "final");
-    if (!f) return f.error();
-    // The final run judges the best again on fresh inputs. A best that fails there (a thin
-    // margin the search's inputs did not expose, or a crash) is not handed out: the next
-    // fastest candidate that passed takes its place and is judged the same way.
-    std::set<std::string> failed;
-    while (f->verdict != Verdict::ok && failed.size() < kFinalFallbacks) {
-      failed.insert(best_.key);
-      const RunLog::Passed* next = nullptr;
-      for (const auto& [key, p] : log_->passed())
-        if (!failed.count(key) && (!next || p.median_s < next->median_s)) next = &p;
-      if (!next) break;
-      say(
-          fmt::format("final: the best ({}) failed on fresh inputs: {}; the next fastest candidate "
-                      "that passed, {}, takes its place",
-                      best_.describe(), f->message, next->candidate.describe()));
-      out.final_failures.push_back({{"key", best_.key},
-                                    {"recipe", best_.describe()},
-                                    {"verdict", verdict_name(f->verdict)},
-                                    {"message", f->message}});
-      best_ = next->candidate;
-      best_result_ = next->result;
-      new_best();
-      f = measure(best_, "final", "final");
-      if (!f) return f.error();
-    }
-    out.best = best_;
-    out.best_result = best_result_;
-    out.final_result = *f;
-  }
-  out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
-  out.summary =
-      optimize_summary(compiled_.task, o_, out, log_->reference_median(), log_->journey());
-  KF_RETURN_IF_ERROR(write_optimize_outputs(compiled_.task, out));
-  KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best_.key, out.summary));
-  events_.emit(RunEnded{.run_id = run_id_,
-                        .stop_reason = stop_reason_,
-                        .best_candidate = best_.key,
-                        .evaluations = evals(),
-                        .attempts = log_->attempts(),
-                        .reused = log_->reused(),
-                        .best_median_s = best_result_.timing ? best_result_.timing->median_s : 0,
-                        .final_verdict = out.final_result
-                                             ? std::string(verdict_name(out.final_result->verdict))
-                                             : ""});
-  return out;
-}
+}  // namespace optimize_detail
 
-}  // namespace
+using optimize_detail::Loop;
 
 Expected<OptimizeResult> optimize(const OptimizeOptions& options, Store& store) {
   Loop loop(options, store, new_run_id(), false);
@@ -579,7 +347,8 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   if (!run) return run.error();
   if (run->mode != "optimize")
     return Status::error("run " + run_id + " is a " + run->mode + " run");
-  if (run->state == "finished") return Status::error("run " + run_id + " has finished already");
+  if (run->state != "running" && run->state != "stopped")
+    return Status::error("run " + run_id + " has " + run->state + " already");
   auto o = OptimizeOptions::from_json(run->options);
   if (!o) return o.error();
   o->progress = overrides.progress;

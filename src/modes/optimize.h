@@ -87,6 +87,13 @@ struct OptimizeOptions {
   // The LLM brain's session (settings, budget, record), handed to the brains the run makes; not
   // stored with the run. nullptr: an LLM brain makes its own from ./kforge.toml or OPENAI_*.
   std::shared_ptr<agents::llm_brain::Session> llm;
+  // What the session was made from, stored with the run so a resume needs none of it again
+  // (the settings file's path, never a key; the budgets).
+  struct LlmArgs {
+    std::string config;  // "" : ./kforge.toml when present, else the OPENAI_* variables
+    std::optional<int64_t> max_tokens;
+    std::optional<double> max_cost;
+  } llm_args;
 
   nlohmann::json to_json() const;
   static Expected<OptimizeOptions> from_json(const nlohmann::json& j);

@@ -27,7 +27,11 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"remeasure", remeasure},
           {"simulate", simulate},
           {"record", record},
-          {"sim_latency_s", sim_latency_s}};
+          {"sim_latency_s", sim_latency_s},
+          {"llm",
+           {{"config", llm_args.config},
+            {"max_tokens", llm_args.max_tokens ? nlohmann::json(*llm_args.max_tokens) : nullptr},
+            {"max_cost", llm_args.max_cost ? nlohmann::json(*llm_args.max_cost) : nullptr}}}};
 }
 
 Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
@@ -64,6 +68,13 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
+    if (const auto l = j.find("llm"); l != j.end() && l->is_object()) {
+      o.llm_args.config = l->value("config", std::string());
+      if (l->contains("max_tokens") && !(*l)["max_tokens"].is_null())
+        o.llm_args.max_tokens = (*l)["max_tokens"].get<int64_t>();
+      if (l->contains("max_cost") && !(*l)["max_cost"].is_null())
+        o.llm_args.max_cost = (*l)["max_cost"].get<double>();
+    }
     return o;
   } catch (const nlohmann::json::exception& e) {
     return Status::error(std::string("run options: ") + e.what());

@@ -134,19 +134,19 @@ Expected<MessageRecord> read_message(const Statement& st, const sql::Db& db) {
 }
 
 Expected<LlmExchangeRecord> read_exchange(const Statement& st, const sql::Db&) {
-  return LlmExchangeRecord{.run_id = st.text(0),
-                           .seq = static_cast<int>(st.int64(1)),
-                           .role = st.text(2),
-                           .model = st.text(3),
-                           .request = st.text(4),
-                           .response = st.text(5),
-                           .prompt_tokens = st.int64(6),
-                           .completion_tokens = st.int64(7),
-                           .latency_s = st.real(8),
-                           .cost = st.real(9),
-                           .attempts = static_cast<int>(st.int64(10)),
-                           .error = st.text(11),
-                           .created_at = st.text(12)};
+  LlmExchangeRecord e(st.text(0), static_cast<int>(st.int64(1)),
+                      {.role = st.text(2),
+                       .model = st.text(3),
+                       .request = st.text(4),
+                       .response = st.text(5),
+                       .prompt_tokens = st.int64(6),
+                       .completion_tokens = st.int64(7),
+                       .latency_s = st.real(8),
+                       .cost = st.real(9),
+                       .attempts = static_cast<int>(st.int64(10)),
+                       .error = st.text(11)});
+  e.created_at = st.text(12);
+  return e;
 }
 
 // Every row of a prepared, bound query, read by `read_row`.

@@ -65,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/exchange_record.h"
 #include "support/status.h"
 
 namespace kf {
@@ -76,7 +77,7 @@ struct RunRecord {
   std::string mode;  // "optimize", "search", "chat"
   std::string brain;
   nlohmann::json options;              // the mode's options, as given
-  std::string state = "running";       // "running", "finished", "failed"
+  std::string state = "running";       // "running", "stopped" (resumable), "finished", "failed"
   std::string created_at, updated_at;  // ISO 8601 UTC; filled by the store when empty
   std::string best_candidate;          // a candidate key, or ""
   nlohmann::json summary;
@@ -143,21 +144,15 @@ struct MessageRecord {
   static Expected<MessageRecord> from_json(const nlohmann::json& j);
 };
 
-// One call of a run's LLM role to a model: the bodies verbatim (never the key, which travels in
-// a header), what it cost and how long it took. `error` is "" when the model answered.
-struct LlmExchangeRecord {
+// One call of a run's LLM role to a model (llm/exchange_record.h), under its run.
+struct LlmExchangeRecord : llm::ExchangeRecord {
   std::string run_id;
-  int seq = 0;       // from next_llm_exchange_seq(run_id)
-  std::string role;  // "planner", "implementer", "debugger"
-  std::string model;
-  std::string request, response;  // verbatim HTTP bodies (response "" when none came)
-  int64_t prompt_tokens = 0, completion_tokens = 0;
-  double latency_s = 0;  // all attempts and the waits between them
-  double cost = 0;       // US dollars (0 when the model has no price)
-  int attempts = 0;
-  std::string error;
+  int seq = 0;  // from next_llm_exchange_seq(run_id)
   std::string created_at;
 
+  LlmExchangeRecord() = default;
+  LlmExchangeRecord(std::string run, int sequence, llm::ExchangeRecord x)
+      : llm::ExchangeRecord(std::move(x)), run_id(std::move(run)), seq(sequence) {}
   nlohmann::json to_json() const;
   static Expected<LlmExchangeRecord> from_json(const nlohmann::json& j);
 };

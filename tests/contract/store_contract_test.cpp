@@ -282,19 +282,18 @@ TYPED_TEST(StoreContract, MessagesRoundTripInOrder) {
 TYPED_TEST(StoreContract, LlmExchangesRoundTripVerbatimInOrder) {
   this->seed();
   EXPECT_EQ(*this->s().next_llm_exchange_seq("r1"), 1);
-  LlmExchangeRecord e{.run_id = "r1",
-                      .seq = 2,
-                      .role = "implementer",
-                      .model = "coder",
-                      .request = R"({"messages":[{"role":"user","content":"## Task"}]})",
-                      .response = std::string("{\"choices\": [] \xff}\n"),
-                      .prompt_tokens = 1200,
-                      .completion_tokens = 340,
-                      .latency_s = 1.25,
-                      .cost = 0.0042,
-                      .attempts = 2,
-                      .error = ""};
-  LlmExchangeRecord failed{.run_id = "r1", .seq = 1, .role = "planner", .model = "coder"};
+  LlmExchangeRecord e("r1", 2,
+                      {.role = "implementer",
+                       .model = "coder",
+                       .request = R"({"messages":[{"role":"user","content":"## Task"}]})",
+                       .response = std::string("{\"choices\": [] \xff}\n"),
+                       .prompt_tokens = 1200,
+                       .completion_tokens = 340,
+                       .latency_s = 1.25,
+                       .cost = 0.0042,
+                       .attempts = 2,
+                       .error = ""});
+  LlmExchangeRecord failed("r1", 1, {.role = "planner", .model = "coder"});
   failed.error = "HTTP 500 (gave up after 3 attempts)";
   ASSERT_TRUE(this->s().put_llm_exchange(e).ok());
   ASSERT_TRUE(this->s().put_llm_exchange(failed).ok());

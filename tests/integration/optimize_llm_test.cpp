@@ -8,7 +8,8 @@
 // debugger hands back the wrong kernel of before, reformatted: the store answers for it), then
 // the fast kernel (kept), then stop. Run on the fixture task with and without its TE spec,
 // killed with SIGKILL part-way and resumed; a mixed team (LLM planner, built-in implementer) on
-// the task with its spec; and a cost budget reached mid-run.
+// the task with its spec; faults of the endpoint and of the replies; and a cost budget reached
+// mid-run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -69,10 +70,12 @@ size_t chats(const llm::ReplayServer& server) {
 }
 
 // An [llm] settings file pointing at the server (and pricing the model at $1 per Mtok).
-fs::path settings_for(const llm::ReplayServer& server, const std::string& name) {
+fs::path settings_for(const llm::ReplayServer& server, const std::string& name,
+                      int timeout_s = 30) {
   const fs::path p = temp_root() / (name + ".toml");
   std::ofstream(p) << "[llm]\nbase_url = \"" << server.base_url()
-                   << "\"\nmodel = \"coder\"\ntimeout_s = 30\nmax_retries = 1\n"
+                   << "\"\nmodel = \"coder\"\ntimeout_s = " << timeout_s
+                   << "\nmax_retries = 1\n"
                       "[llm.prices.coder]\ninput = 1.0\noutput = 1.0\n";
   return p;
 }
@@ -233,7 +236,63 @@ TEST(OptimizeLlm, AMixedTeamLlmPlannerBuiltinImplementerOnATeTask) {
   EXPECT_EQ(store->llm_exchanges(run)->size(), 3u);
 }
 
-TEST(OptimizeLlm, ACostBudgetReachedMidRunEndsTheRunCleanly) {
+// Faults through `kforge optimize` (faults.json, see make_transcripts.py): 429 and 500 retried,
+// a body that is not JSON and a reply cut short each asked again once, a reply with no code block
+// asked again and the re-ask's hang past the timeout retried; then a 401 stops the run,
+// resumable, and `--resume` (no LLM option repeated: the run stored them) finishes it.
+TEST(OptimizeLlm, FaultsAreRetriedReAskedOrStopTheRunResumably) {
+  auto server = serve("faults.json");
+  std::vector<std::string> a =
+      args(task_without_te(), "llm", settings_for(*server, "faults", 2), "faults");
+  ProcessResult r = run_kforge(a, 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_NE(r.out.find("refused the key (HTTP 401)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--resume"), std::string::npos) << r.out;
+  std::string run;
+  {
+    auto store = open_store("faults");
+    run = only_run(*store);
+    EXPECT_EQ(store->get_run(run)->state, "stopped");
+    EXPECT_EQ(journey(*store, run),
+              (std::vector<std::string>{"baseline:ok", "plan:not_applicable", "plan:ok"}));
+    auto ex = store->llm_exchanges(run);
+    ASSERT_TRUE(ex);
+    ASSERT_EQ(ex->size(), 7u);
+    EXPECT_EQ((*ex)[0].attempts, 2) << "the 429 was retried";
+    EXPECT_EQ((*ex)[1].response, "{not json") << "a reply that did not read, kept verbatim";
+    EXPECT_NE((*ex)[1].error.find("not JSON"), std::string::npos) << (*ex)[1].error;
+    EXPECT_EQ((*ex)[1].attempts, 0);
+    EXPECT_NE((*ex)[2].response.find("\"length\""), std::string::npos);
+    EXPECT_EQ((*ex)[5].attempts, 2) << "the hung attempt was retried";
+    EXPECT_TRUE((*ex)[6].unanswered());
+    EXPECT_NE((*ex)[6].error.find("HTTP 401"), std::string::npos) << (*ex)[6].error;
+    const auto attempts = store->attempts(run);
+    ASSERT_TRUE(attempts);
+    EXPECT_NE((*attempts)[1].detail.dump().find("broke the contract twice"), std::string::npos)
+        << (*attempts)[1].detail.dump();
+    const auto summary =
+        nlohmann::json::parse(read_file(temp_root() / "faults_out" / "summary.json").value());
+    EXPECT_EQ(summary["best"]["origin"], "llm:implementer");
+    EXPECT_FALSE(summary.contains("final")) << "a stopped run has no final run yet";
+  }
+  EXPECT_EQ(chats(*server), 10u);
+  ProcessResult resumed = run_kforge(
+      {"optimize", "--resume", run, "--store", (temp_root() / "faults.db").string()}, 300);
+  ASSERT_TRUE(resumed.ok()) << describe(resumed);
+  EXPECT_NE(resumed.out.find("(6 answered from the run's record)"), std::string::npos)
+      << resumed.out;
+  auto store = open_store("faults");
+  EXPECT_EQ(store->get_run(run)->state, "finished");
+  EXPECT_EQ(journey(*store, run), (std::vector<std::string>{"baseline:ok", "plan:not_applicable",
+                                                            "plan:ok", "final:ok"}));
+  EXPECT_EQ(store->llm_exchanges(run)->size(), 8u);
+  EXPECT_EQ(chats(*server), 11u) << "only the planner's stop was asked again";
+  EXPECT_EQ(server->exchanges_left(), 0u);
+}
+
+// A cost budget reached mid-run stops the run, resumable: resumed with the stored budget it
+// stops again at once; with a larger one it goes on to the end.
+TEST(OptimizeLlm, ACostBudgetReachedMidRunStopsTheRunResumably) {
   auto server = serve("budget.json");
   std::vector<std::string> a =
       args(task_without_te(), "llm", settings_for(*server, "budget"), "budget");
@@ -242,7 +301,7 @@ TEST(OptimizeLlm, ACostBudgetReachedMidRunEndsTheRunCleanly) {
   ASSERT_TRUE(r.ok()) << describe(r);
   auto store = open_store("budget");
   const std::string run = only_run(*store);
-  EXPECT_EQ(store->get_run(run)->state, "finished");
+  EXPECT_EQ(store->get_run(run)->state, "stopped");
   const auto summary =
       nlohmann::json::parse(read_file(temp_root() / "budget_out" / "summary.json").value());
   EXPECT_NE(summary["stop_reason"].get<std::string>().find("cost budget"), std::string::npos)
@@ -253,9 +312,20 @@ TEST(OptimizeLlm, ACostBudgetReachedMidRunEndsTheRunCleanly) {
   auto ex = store->llm_exchanges(run);
   ASSERT_EQ(ex->size(), 2u);
   EXPECT_NEAR((*ex)[0].cost + (*ex)[1].cost, 0.010, 1e-9);
-  ProcessResult again =
-      run_kforge({"optimize", "--resume", run, "--store", (temp_root() / "budget.db").string()});
-  EXPECT_EQ(again.exit_code, 2) << "a finished run is not resumed";
+  const std::string db = (temp_root() / "budget.db").string();
+  ProcessResult again = run_kforge({"optimize", "--resume", run, "--store", db}, 300);
+  ASSERT_TRUE(again.ok()) << describe(again);
+  EXPECT_NE(again.out.find("cost budget"), std::string::npos) << again.out;
+  EXPECT_EQ(chats(*server), 2u) << "the stored budget is still spent";
+  EXPECT_EQ(store->get_run(run)->state, "stopped");
+  ProcessResult more =
+      run_kforge({"optimize", "--resume", run, "--store", db, "--max-cost", "1"}, 300);
+  ASSERT_TRUE(more.ok()) << describe(more);
+  EXPECT_EQ(store->get_run(run)->state, "finished");
+  EXPECT_EQ(chats(*server), 7u);
+  EXPECT_EQ(store->llm_exchanges(run)->size(), 7u);
+  ProcessResult done = run_kforge({"optimize", "--resume", run, "--store", db});
+  EXPECT_EQ(done.exit_code, 2) << "a finished run is not resumed";
 }
 
 }  // namespace

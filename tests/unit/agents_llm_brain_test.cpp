@@ -100,15 +100,35 @@ TEST(LlmBrain, A500ThenAnAnswerIsRetried) {
   EXPECT_EQ(rig.session->exchanges()[0].attempts, 2);
 }
 
-TEST(LlmBrain, MalformedJsonIsARecordedFailureNotRetried) {
-  Rig rig(json{{"exchanges", {{{"body", "{not json"}}}}});
+// A body that is not JSON came from the model's side: not retried as HTTP, but asked again
+// once (the corrective re-ask), kept verbatim, and the session goes on.
+TEST(LlmBrain, MalformedJsonIsAskedAgainOnceAndKeptVerbatim) {
+  Rig rig(
+      json{{"exchanges", {{{"body", "{not json"}}, reply("implementer", fenced(good_kernel()))}}});
+  auto c = rig.implement();
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->source, good_kernel());
+  ASSERT_EQ(rig.session->exchanges().size(), 2u);
+  const ExchangeRecord& bad = rig.session->exchanges()[0];
+  EXPECT_NE(bad.error.find("not JSON"), std::string::npos) << bad.error;
+  EXPECT_EQ(bad.response, "{not json");
+  EXPECT_FALSE(bad.unanswered());
+  EXPECT_NE(bad.request.find("\"messages\""), std::string::npos);
+  EXPECT_EQ(rig.session->halted(), "");
+  const auto got = rig.server->received();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_NE(got[1].body.find("could not be read"), std::string::npos);
+  EXPECT_TRUE(rig.sleeps.empty()) << "no HTTP retry";
+}
+
+TEST(LlmBrain, MalformedJsonTwiceIsARecordedFailure) {
+  Rig rig(json{{"exchanges", {{{"body", "{not json"}}, {{"body", "<html>"}}}}});
   auto c = rig.implement();
   ASSERT_FALSE(c);
-  EXPECT_NE(c.error().message().find("not JSON"), std::string::npos) << c.error().message();
-  ASSERT_EQ(rig.session->exchanges().size(), 1u);
-  EXPECT_FALSE(rig.session->exchanges()[0].error.empty());
-  EXPECT_NE(rig.session->exchanges()[0].request.find("\"messages\""), std::string::npos);
-  EXPECT_EQ(rig.server->received().size(), 1u);
+  EXPECT_NE(c.error().message().find("broke the contract twice"), std::string::npos)
+      << c.error().message();
+  EXPECT_EQ(rig.session->exchanges().size(), 2u);
+  EXPECT_EQ(rig.session->halted(), "") << "a bad reply does not stop the run";
 }
 
 TEST(LlmBrain, NoCodeBlockGetsOneCorrectiveReAskThenFails) {
@@ -163,6 +183,13 @@ TEST(LlmBrain, A401StopsThePlannerSayingWhyWithoutTheKey) {
   EXPECT_EQ(p.why.find("sk-very-secret"), std::string::npos);
   for (const auto& e : rig.session->exchanges())
     EXPECT_EQ(e.request.find("sk-very-secret"), std::string::npos);
+  // No answer came: the session halts (the run stops, resumable) and records the call as one
+  // a resumed run asks again.
+  EXPECT_NE(rig.session->halted().find("HTTP 401"), std::string::npos) << rig.session->halted();
+  ASSERT_EQ(rig.session->exchanges().size(), 1u);
+  EXPECT_TRUE(rig.session->exchanges()[0].unanswered());
+  EXPECT_FALSE(rig.implement()) << "a halted session asks nothing more";
+  EXPECT_EQ(rig.server->received().size(), 1u);
 }
 
 TEST(LlmBrain, ACostBudgetSpentMidRunStopsTheNextPlan) {
@@ -184,6 +211,7 @@ TEST(LlmBrain, ACostBudgetSpentMidRunStopsTheNextPlan) {
   EXPECT_EQ(second.strategy, "stop");
   EXPECT_NE(second.why.find("cost budget"), std::string::npos) << second.why;
   EXPECT_EQ(rig.server->received().size(), 1u) << "the spent budget asks nothing";
+  EXPECT_NE(rig.session->halted().find("cost budget"), std::string::npos);
 }
 
 TEST(LlmBrain, TheSameKernelWrittenAgainIsHandedInAsTheFirst) {
@@ -250,6 +278,29 @@ TEST(LlmBrain, AResumedRunIsAnsweredFromItsRecordUntilItDiverges) {
   EXPECT_EQ(second.server->received().size(), 1u);
   EXPECT_EQ(stored.size(), 1u);
   EXPECT_EQ(second.session->meter().total().calls, 3) << "the record's usage counted once";
+}
+
+// The record of a run that halted: a reply that did not read is answered again as the same
+// failure (the role asks again, as it did); the call that got no answer is asked of the model.
+TEST(LlmBrain, AResumedRunAsksAgainWhereNoAnswerCameAndReplaysBadReplies) {
+  Rig first(json{{"exchanges",
+                  {{{"body", "{not json"}},
+                   reply("implementer", fenced(good_kernel())),
+                   {{"status", 401}}}}},
+            {}, 20, 0);
+  ASSERT_TRUE(first.implement());
+  EXPECT_EQ(first.plan().strategy, "stop");
+  ASSERT_FALSE(first.session->halted().empty());
+  ASSERT_EQ(first.session->exchanges().size(), 3u);
+  Rig second(json{{"exchanges", {reply("planner", kPlanReply)}}});
+  second.session->begin_run(first.session->exchanges(), nullptr);
+  auto c = second.implement();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->source, good_kernel());
+  EXPECT_EQ(second.session->replayed(), 2) << "the bad reply and the good one";
+  EXPECT_EQ(second.plan().text, "Unroll the sum.") << "the 401 is not replayed: asked again";
+  EXPECT_EQ(second.server->received().size(), 1u);
+  EXPECT_EQ(second.session->halted(), "");
 }
 
 }  // namespace

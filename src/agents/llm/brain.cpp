@@ -64,7 +64,13 @@ Expected<std::string> ask_for_code(Session& s, LlmRole role, const std::string& 
   Status broken;
   for (int round = 0; round < 2; ++round) {
     auto a = s.ask(role, msgs);
-    if (!a) return a.error();
+    if (!a && !s.halted().empty()) return a.error();
+    if (!a) {  // a reply that did not read: asked again, as for a broken contract
+      broken = a.error();
+      msgs.push_back({"user", "Your last reply could not be read (" + broken.message() +
+                                  "). Reply again, in the format asked for above."});
+      continue;
+    }
     auto code = single_cpp_block(a->content);
     if (code && a->truncated)
       code = Status::error("the reply was cut short (finish_reason \"length\")");
@@ -93,7 +99,6 @@ Plan LlmPlanner::plan(const PlanInput& in) {
     p.why = std::move(why);
     return p;
   };
-  if (Status b = s_->check_budget(); !b.ok()) return stop(b.message());
   if (!in.task) return stop("no task");
   s_->last_evidence = describe_evidence(in.evidence);
   PromptVars v = task_vars(*in.task, in.ctx);
@@ -108,7 +113,14 @@ Plan LlmPlanner::plan(const PlanInput& in) {
   Status broken;
   for (int round = 0; round < 2; ++round) {
     auto a = s_->ask(LlmRole::planner, msgs);
-    if (!a) return stop("the LLM planner could not be asked: " + a.error().message());
+    if (!a && !s_->halted().empty())
+      return stop("the LLM planner could not be asked: " + a.error().message());
+    if (!a) {  // a reply that did not read: asked again, as for a broken contract
+      broken = a.error();
+      msgs.push_back({"user", "Your last reply could not be read (" + broken.message() +
+                                  "). Reply again, in the format asked for above."});
+      continue;
+    }
     auto sections = parse_plan_sections(a->content);
     if (sections) {
       Plan p = plan_from_sections(*sections);
@@ -180,10 +192,6 @@ DebugOutcome LlmDebugger::debug(const CandidateMsg& c, const RunResult& r, int a
   // Only what a model wrote is a model's to repair, once per failure.
   if (r.verdict == Verdict::ok || c.kind != SourceKind::written || attempt > 1 || !in.task)
     return out;
-  if (Status b = s_->check_budget(); !b.ok()) {
-    out.diagnostics.details.push_back("not repaired: " + b.message());
-    return out;
-  }
   PromptVars v = task_vars(*in.task, in.ctx);
   add_best(v, in.best);
   v["candidate_source"] = c.source;

@@ -8,8 +8,9 @@
 //   planner      replies with four sections (## Analysis, ## Bottleneck, ## Strategy,
 //                ## Expected effect); a Strategy naming a catalog id (with name=value knobs) is a
 //                strategy plan a built-in implementer can carry out, "stop" ends the run, other
-//                text is a free-text plan. Once the budget is spent, or the model cannot be
-//                asked, it returns a stop plan saying why, so the run ends with its summary.
+//                text is a free-text plan.
+// Once the budget is spent, or a call gets no answer, the session halts (session.h): the role
+// returns a stop plan or an error saying why, and the mode stops the run there, resumable.
 //   implementer  replies with exactly one ```cpp block, the whole translation unit. The run's
 //                first candidate is the task's reference, imported.
 //   debugger     gets a written candidate's compiler diagnostics or the judge's failed checks
@@ -17,7 +18,8 @@
 //                repair is a written candidate with origin "llm:debugger".
 //   tester       the built-in tester's report, noted in the history the prompts show.
 // A reply that breaks its contract (no code block, several, one cut short, a candidate the
-// static screening refuses: screen.h) gets ONE corrective re-ask; a second break is a recorded
+// static screening refuses: screen.h), or one that does not read (not JSON), gets ONE
+// corrective re-ask; a second break is a recorded
 // failure (the implementer's error, which the loop records as not applicable; the debugger's
 // diagnostics). A candidate whose normalized source equals one written before in the run is
 // handed in as that one's exact source, so its key matches and the store answers for it.

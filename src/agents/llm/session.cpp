@@ -47,9 +47,11 @@ Status Session::probe() {
 }
 
 void Session::begin_run(std::vector<ExchangeRecord> recorded, RecordFn record) {
-  replay_.assign(recorded.begin(), recorded.end());
+  replay_.clear();
+  for (ExchangeRecord& e : recorded)
+    if (!e.unanswered()) replay_.push_back(std::move(e));
   record_ = std::move(record);
-  for (const ExchangeRecord& e : recorded)
+  for (const ExchangeRecord& e : replay_)
     meter_.add(e.role, e.model, e.prompt_tokens, e.completion_tokens);
 }
 
@@ -98,14 +100,21 @@ Expected<Session::Answer> Session::ask(LlmRole role, const std::vector<llm::Chat
     return answer_from(e);
   }
   replay_.clear();  // the run went another way than the record: the model answers from here
-  KF_RETURN_IF_ERROR(meter_.check_budget());
+  if (!halted_.empty()) return Status::error(halted_);
+  if (Status b = meter_.check_budget(); !b.ok()) {
+    halted_ = b.message();
+    return b;
+  }
   llm::ChatClient& c = client(role);
   llm::ChatRequest req{.messages = msgs, .role_tag = name};
   auto reply = c.complete(req);
   ExchangeRecord e{.role = name, .model = c.settings().model};
   if (!reply) {
     e.request = llm::chat_request_body(req, c.settings().model);
+    e.response = c.last_failed_body();
     e.error = reply.error().message();
+    if (c.last_failure() != llm::ChatClient::Failure::bad_reply)
+      halted_ = fmt::format("the LLM {} got no answer: {}", name, e.error);
     KF_RETURN_IF_ERROR(record(e));
     return reply.error();
   }

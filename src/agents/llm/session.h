@@ -10,14 +10,20 @@
 // Design notes
 // ------------
 // Budget: ask() checks the meter before each call and fails with the meter's message once the
-// budget is spent (the planner turns that into a stop plan, so the run ends with its summary).
+// budget is spent.
+// Halting: a spent budget, or a call that got no answer (a refused key, an unknown model, the
+// retries spent on 429/5xx/timeouts), halts the session: halted() says why, and the mode stops
+// the run there, resumable, writing nothing for the step it was in. A reply that came but did
+// not read (not JSON, no content) does not halt: the role asks again once, as for a reply that
+// breaks its contract.
 // Record: each call, answered or failed, is handed to the record function (the store's
 // llm_exchanges for `kforge optimize`) with its request and response bodies verbatim.
 // Resume: the optimize loop replays a resumed run from its start, asking every role again. The
 // run's recorded exchanges are therefore answered again in order, without the model, while
 // each asks the same role that was asked then (their usage counted once, when loaded); the first
 // role that differs, or the end of the record, switches to the model. So a resumed run reaches
-// the candidates the killed one had, and pays for none of them twice.
+// the candidates the killed one had, and pays for none of them twice. A recorded call that got
+// no answer is not answered again: the run halted there, and the resumed run asks the model.
 // Not thread-safe: the loop calls one role at a time.
 #pragma once
 
@@ -34,20 +40,13 @@
 
 #include "llm/client.h"
 #include "llm/config.h"
+#include "llm/exchange_record.h"
 #include "llm/usage.h"
 #include "support/status.h"
 
 namespace kf::agents::llm_brain {
 
-// One call as it is recorded (store/store.h LlmExchangeRecord, without the run).
-struct ExchangeRecord {
-  std::string role, model;
-  std::string request, response;  // verbatim bodies
-  int64_t prompt_tokens = 0, completion_tokens = 0;
-  double latency_s = 0, cost = 0;
-  int attempts = 0;
-  std::string error;  // "" when the model answered
-};
+using ExchangeRecord = llm::ExchangeRecord;
 
 // One attempt's outcome, for the prompts' history.
 struct AttemptNote {
@@ -91,6 +90,8 @@ class Session {
   // failed record.
   Expected<Answer> ask(llm::LlmRole role, const std::vector<llm::ChatMessage>& messages);
   Status check_budget() const { return meter_.check_budget(); }
+  // Why the session halted ("" while it has not): the run stops, resumable.
+  const std::string& halted() const { return halted_; }
   const llm::UsageMeter& meter() const { return meter_; }
   // Characters a prompt for `role` may take: 4 per token of the context, less a quarter kept
   // for the reply.
@@ -127,6 +128,7 @@ class Session {
   RecordFn record_;
   std::vector<ExchangeRecord> exchanges_;
   int replayed_ = 0;
+  std::string halted_;
   std::vector<AttemptNote> history_;
   std::optional<AttemptNote> pending_;
   std::map<std::string, std::string> written_;  // normalized -> source

@@ -63,6 +63,33 @@ budget = {
         ex("implementer", code(k("i4_fast.cpp")), prompt_tokens=4000, completion_tokens=1000),
         ex("planner", plan("Write the row sum with fewer operations.")),
         ex("implementer", code(k("i2_wrong_mean.cpp"))),
+        ex("debugger", "I do not see the bug."),
+        ex("debugger", "Still no idea."),
+        ex("planner", plan("stop", "1x")),
     ],
 }
 (here / "budget.json").write_text(json.dumps(budget, indent=1) + "\n")
+
+# Faults of the endpoint and of the model's replies, through `kforge optimize` (the settings
+# give each attempt 2 s and one retry): a 429 with Retry-After and a 500 are retried; a body
+# that is not JSON and a reply cut short are each asked again once (the second break fails the
+# step: not applicable); a reply with no code block is asked again, and the re-ask's first
+# attempt hangs past the timeout and is retried; then a 401 stops the run, resumable. The
+# resumed run answers from its record and asks the model only for the planner's stop.
+faults = {
+    "models": ["coder"],
+    "exchanges": [
+        dict(role="planner", status=429, retry_after="1"),
+        ex("planner", plan("Hoist one reciprocal square root per row.")),
+        dict(role="implementer", status=500),
+        dict(role="implementer", body="{not json"),
+        ex("implementer", code(k("i4_fast.cpp")), finish_reason="length"),
+        ex("planner", plan("Eight independent partial sums per row, and one reciprocal.", "2x")),
+        ex("implementer", "The kernel is the one you asked for, with eight partial sums."),
+        dict(role="implementer", delay_s=5, content="late: never read"),
+        ex("implementer", code(k("i4_fast.cpp"))),
+        dict(role="planner", status=401),
+        ex("planner", plan("stop", "1x", "The best is close to what this row length allows.")),
+    ],
+}
+(here / "faults.json").write_text(json.dumps(faults, indent=1) + "\n")
