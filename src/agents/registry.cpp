@@ -193,6 +193,17 @@ Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options)
   return b;
 }
 
+std::vector<Plan> Planner::proposals(const PlanInput& in, size_t max) {
+  PlanInput next = in;
+  std::vector<Plan> out;
+  while (out.size() < max) {
+    Plan p = plan(next);
+    if (p.strategy == "stop" || !next.tried.insert(p.id()).second) break;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::vector<std::string> roles_needing_te_spec(const Brain& team) {
   std::vector<std::string> out;
   if (team.planner && team.planner->needs_te_spec())

@@ -80,6 +80,10 @@ class Planner {
  public:
   virtual ~Planner() = default;
   virtual Plan plan(const PlanInput& in) = 0;
+  // Up to `max` plans for in.best, best first, none of them "stop" (a search expands a node with
+  // them). By default: plan() again with each plan added to `tried`, until it says stop; a brain
+  // that pays per call (an LLM) is asked for max = 1.
+  virtual std::vector<Plan> proposals(const PlanInput& in, size_t max);
   // Whether this planner needs the task's TE spec (it plans over the scheduled pipeline).
   virtual bool needs_te_spec() const { return false; }
 };

@@ -10,6 +10,7 @@
 #include "cli/lower_command.h"
 #include "cli/optimize_command.h"
 #include "cli/replay_command.h"
+#include "cli/search_command.h"
 #include "cli/strategies_command.h"
 #include "harness/jail.h"
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   kf::add_check_command(app);
   kf::add_bench_command(app);
   kf::add_optimize_command(app);
+  kf::add_search_command(app);
   kf::add_strategies_command(app);
   kf::add_runs_commands(app);
   kf::add_llm_serve_command(app);

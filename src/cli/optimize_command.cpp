@@ -11,6 +11,8 @@
 #include "cli/llm_run.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
+#include "search/engine.h"
+#include "search/graph.h"
 #include "store/sqlite_store.h"
 #include "support/json_text.h"
 
@@ -286,11 +288,13 @@ void add_runs_commands(CLI::App& app) {
       fmt::print("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}\n", a.seq, a.kind, a.strategy, a.verdict,
                  a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
                  a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
+    if (run->mode == "search") fmt::print("\nsearch graph:\n{}", search::tree_text(*attempts));
     const bool summarized = run->summary.is_object() && run->summary.contains("best");
     if ((run->state == "finished" || run->state == "stopped") && summarized)
-      fmt::print("\n{}", optimize_summary_text(run->summary));
+      fmt::print("\n{}{}", optimize_summary_text(run->summary),
+                 search::search_summary_text(run->summary));
     if (run->state == "running" || run->state == "stopped")
-      fmt::print("\nnot finished: `kforge optimize --resume {}` continues it\n", run->id);
+      fmt::print("\nnot finished: `kforge {} --resume {}` continues it\n", run->mode, run->id);
     throw CLI::RuntimeError(0);
   });
 }

@@ -8,58 +8,27 @@ namespace kf {
 namespace optimize_detail {
 
 Status Loop::setup() {
-  auto task = compile_task(o_.task_dir);
-  if (!task) return task.error();
-  compiled_ = std::move(*task);
-  task_hash_ = compiled_.identity.hash;
-  auto brain = agents::make_brain(o_.brain, {.sources = o_.sources, .llm = o_.llm});
-  if (!brain) return brain.error();
-  brain_ = std::move(*brain);
-  if (!compiled_.has_te_spec())
-    if (auto roles = agents::roles_needing_te_spec(brain_); !roles.empty())
-      return Status::error(fmt::format(
-          "{} has no TE spec, and the {} of this team generate kernels from one: give those "
-          "roles a brain that writes source (brains:\n{})",
-          compiled_.task.name, fmt::join(roles, " and "), agents::brain_summaries()));
-  auto backend = backend_named(o_.backend);
-  if (!backend) return backend.error();
-  backend_ = *backend;
-  machine_ = describe_machine(o_.cxx);
-  if (o_.simulate.empty()) {
-    auto m = backend_->probe({.cxx = o_.cxx});
-    if (!m) return m.error().with_context("machine probe");
-    machine_ = *m;
-    KF_RETURN_IF_ERROR(
-        backend_->supports(machine_).with_context(fmt::format("backend {}", backend_->name)));
-    judge_ = &harness_;
-    machine_id_ = machine_.fingerprint;
-  } else {
-    auto rj = agents::RecordedJudge::open(o_.simulate);
-    if (!rj) return rj.error();
-    recorded_ = std::move(*rj);
-    recorded_->set_latency(o_.sim_latency_s);
-    judge_ = recorded_.get();
-    machine_id_ = "simulated:" + machine_.fingerprint;
-  }
-  auto target = backend_->target(o_.target, machine_);
-  if (!target) return target.error();
-  target_ = *target;
-  if (!o_.record.empty()) {
-    recording_ = std::make_unique<agents::RecordingJudge>(*judge_, o_.record);
-    judge_ = recording_.get();
-  }
-  // Every evaluation key holds the hash of the task folder's files (task/task_identity.h): a
-  // measurement of the task before an edit of any of its fields is never read back after it.
-  task_identity_ = task_hash_;
-  if (o_.remeasure) task_identity_ += ":run:" + run_id_;  // keys of this run's own measurements
+  auto env = RunEnv::make({.task_dir = o_.task_dir,
+                           .brain = o_.brain,
+                           .brain_options = {.sources = o_.sources, .llm = o_.llm},
+                           .backend = o_.backend,
+                           .target = o_.target,
+                           .cxx = o_.cxx,
+                           .simulate = o_.simulate,
+                           .sim_latency_s = o_.sim_latency_s,
+                           .record = o_.record,
+                           .remeasure = o_.remeasure,
+                           .run_id = run_id_});
+  if (!env) return env.error();
+  env_ = std::move(*env);
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
   log_ = std::make_unique<RunLog>(RunLog::Config{.store = &store_,
-                                                 .judge = judge_,
-                                                 .task = &compiled_.task,
+                                                 .judge = &env_->judge(),
+                                                 .task = &env_->compiled.task,
                                                  .run_id = run_id_,
-                                                 .task_identity = task_identity_,
-                                                 .machine_id = machine_id_,
-                                                 .brain = brain_.name,
+                                                 .task_identity = env_->task_identity,
+                                                 .machine_id = env_->machine_id,
+                                                 .brain = env_->brain.name,
                                                  .budget_evals = o_.budget_evals,
                                                  .events = &events_});
   if (resuming_) return resume_state();
@@ -68,7 +37,7 @@ Status Loop::setup() {
 
 // Replays from the start, skipping the writes made before; starts over after a task edit.
 Status Loop::resume_state() {
-  auto p = resume_point(store_, run_id_, task_hash_, now_s());
+  auto p = resume_point(store_, run_id_, env_->task_hash, now_s());
   if (!p) return p.error();
   log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq);
   started_ = p->started_epoch_s;
@@ -79,34 +48,17 @@ Status Loop::resume_state() {
   say(
       fmt::format("the task changed since run {} measured it ({} is {}, was {}): nothing "
                   "measured before is reused, and the run starts over on the task as it is now",
-                  run_id_, o_.task_dir.string(), task_hash_,
+                  run_id_, o_.task_dir.string(), env_->task_hash,
                   p->measured_for.empty() ? "not recorded" : p->measured_for));
   return attempt_without_evaluation("task_changed", "", "restarted",
-                                    task_changed_detail(*p, task_hash_));
-}
-
-agents::WorkContext Loop::work(const CandidateMsg* best) const {
-  agents::WorkContext in;
-  in.task = &compiled_;
-  in.best = best;
-  in.ctx = move_context();
-  in.compile.cxx = o_.cxx;
-  in.compile.extra_flags = target_.compile_flags;
-  return in;
+                                    task_changed_detail(*p, env_->task_hash));
 }
 
 Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind,
                                   const std::string& strategy, const CandidateMsg* rival) {
-  const EvalSettings settings{.seed = o_.seed,
-                              .min_time_s = o_.min_time_s,
-                              .final_min_time_s = o_.final_min_time_s,
-                              .cxx = o_.cxx,
-                              .compile_flags = target_.compile_flags,
-                              .backend = backend_,
-                              .machine = &machine_,
-                              .simulated = !o_.simulate.empty()};
   const EvalOptions e =
-      eval_options_for(settings, compiled_, c.threads, kind, &best_result_, rival);
+      eval_options_for(env_->eval_settings(o_.seed, o_.min_time_s, o_.final_min_time_s),
+                       env_->compiled, c.threads, kind, &best_result_, rival);
   return log_->measure(c, kind, strategy, e);
 }
 
@@ -141,19 +93,19 @@ Status Loop::start() {
     started_ = now_s();
     nlohmann::json opts = o_.to_json();
     opts["started_epoch_s"] = started_;
-    opts["task_identity"] = task_hash_;
+    opts["task_identity"] = env_->task_hash;
     KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
                                           .task_dir = o_.task_dir.string(),
-                                          .task_name = compiled_.task.name,
+                                          .task_name = env_->compiled.task.name,
                                           .mode = "optimize",
-                                          .brain = brain_.name,
+                                          .brain = env_->brain.name,
                                           .options = opts}));
   }
   events_.emit(RunStarted{.run_id = run_id_,
-                          .task = compiled_.task.name,
+                          .task = env_->compiled.task.name,
                           .mode = "optimize",
-                          .brain = brain_.name,
-                          .target = target_.name,
+                          .brain = env_->brain.name,
+                          .target = env_->target.name,
                           .threads = o_.threads,
                           .budget_evals = o_.budget_evals,
                           .budget_time_s = o_.budget_time_s,
@@ -162,7 +114,7 @@ Status Loop::start() {
 }
 
 Status Loop::judge_first() {
-  auto naive = brain_.implementer->first(work(nullptr));
+  auto naive = env_->brain.implementer->first(work(nullptr));
   if (!naive) return naive.error().with_context("the first candidate");
   auto first = measure(*naive, "baseline", "default");
   if (!first) return first.error();
@@ -190,14 +142,14 @@ Status Loop::judge_first() {
 
 Expected<bool> Loop::step() {
   agents::PlanInput pi;
-  pi.task = &compiled_;
+  pi.task = &env_->compiled;
   pi.best = &best_;
-  pi.evidence = evidence_cache_.get(o_.profile ? brain_.profiler.get() : nullptr,
-                                    {.task = &compiled_,
+  pi.evidence = evidence_cache_.get(o_.profile ? env_->brain.profiler.get() : nullptr,
+                                    {.task = &env_->compiled,
                                      .candidate = &best_,
                                      .result = &best_result_,
-                                     .machine = &machine_,
-                                     .target = &target_,
+                                     .machine = &env_->machine,
+                                     .target = &env_->target,
                                      .cxx = o_.cxx,
                                      .stage_times = o_.stage_times,
                                      .stage_time_s = o_.stage_time_s});
@@ -205,7 +157,7 @@ Expected<bool> Loop::step() {
   pi.ctx = move_context();
   pi.stop_fraction = o_.stop_fraction;
   KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
-  agents::Plan plan = brain_.planner->plan(pi);
+  agents::Plan plan = env_->brain.planner->plan(pi);
   if (halted()) return false;
   KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
   if (tune_pending_ && plan.strategy != "stop" && plan.expected_speedup < kTuneWhenBelow) {
@@ -227,7 +179,7 @@ Expected<bool> Loop::step() {
   if (!*accepted) return true;
   // A candidate with no knobs of its own (a rewrite of the program, written source): nothing
   // to tune.
-  if (!brain_.autotuner->tunes(plan) || !brain_.autotuner->varies(best_)) return true;
+  if (!env_->brain.autotuner->tunes(plan) || !env_->brain.autotuner->varies(best_)) return true;
   // Tune the knobs of the recipe that just won; below three tuning rounds of budget, only
   // once the strategies left expect little (kTuneWhenBelow).
   if (o_.budget_evals < 3 * o_.tune_budget) {
@@ -247,7 +199,7 @@ Expected<bool> Loop::out_of_plans(const agents::Plan& plan, const agents::Eviden
   // once against the finished schedule. A better value opens the plan again.
   const bool at_roofline = !evidence.bound.empty() && evidence.fraction >= o_.stop_fraction;
   if (final_tuned_ || at_roofline || !best_result_.timing || !budget_left() ||
-      !brain_.autotuner->varies(best_))
+      !env_->brain.autotuner->varies(best_))
     return false;
   final_tuned_ = true;
   say("out of strategies: tuning the whole recipe's knobs once more");
@@ -261,7 +213,7 @@ Expected<bool> Loop::out_of_plans(const agents::Plan& plan, const agents::Eviden
 
 Expected<bool> Loop::carry_out(const agents::Plan& plan) {
   const std::string plan_id = plan.id();
-  auto cand = brain_.implementer->implement(plan, work(&best_));
+  auto cand = env_->brain.implementer->implement(plan, work(&best_));
   if (!cand && halted()) return false;
   if (!cand) {
     tried_.insert(plan_id);
@@ -281,10 +233,10 @@ Expected<bool> Loop::carry_out(const agents::Plan& plan) {
   KF_RETURN_IF_ERROR(message("implementer", "tester", "Candidate", cand->to_json()));
   auto r = measure(*cand, "plan", plan_id);
   if (!r) return r.error();
-  auto report = brain_.tester->report(*r, &best_result_);
+  auto report = env_->brain.tester->report(*r, &best_result_);
   KF_RETURN_IF_ERROR(message("tester", "planner", "TestReport", report.to_json()));
   if (r->verdict != Verdict::ok) {
-    auto d = brain_.debugger->debug(*cand, *r, 1, work(&best_));
+    auto d = env_->brain.debugger->debug(*cand, *r, 1, work(&best_));
     if (halted()) return false;
     KF_RETURN_IF_ERROR(message("debugger", "planner", "Diagnostics", d.diagnostics.to_json()));
     if (d.diagnostics.kforge_bug)

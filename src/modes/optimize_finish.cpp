@@ -29,7 +29,7 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
   };
   // The tuner varies a copy: `fn` moves best_ as it finds faster variants.
   const CandidateMsg start = best_;
-  brain_.autotuner->tune(start, best_result_.timing->min_s, fn, budget, scope, work(&start));
+  env_->brain.autotuner->tune(start, best_result_.timing->min_s, fn, budget, scope, work(&start));
   if (failure) return *failure;
   // The tuner decides by minimum times; a setting clearly faster by the median whose minimum
   // was not (the best's minimum a lucky sample, or this one's timing disturbed) is measured
@@ -91,8 +91,8 @@ Expected<OptimizeResult> Loop::finish() {
   }
   out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
   out.summary =
-      optimize_summary(compiled_.task, o_, out, log_->reference_median(), log_->journey());
-  KF_RETURN_IF_ERROR(write_optimize_outputs(compiled_.task, out));
+      optimize_summary(env_->compiled.task, o_, out, log_->reference_median(), log_->journey());
+  KF_RETURN_IF_ERROR(write_optimize_outputs(env_->compiled.task, out));
   KF_RETURN_IF_ERROR(
       store_.update_run(run_id_, halted_.empty() ? "finished" : "stopped", best_.key, out.summary));
   events_.emit(RunEnded{.run_id = run_id_,

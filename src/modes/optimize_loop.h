@@ -19,6 +19,7 @@
 #include "modes/optimize_evidence.h"
 #include "modes/optimize_report.h"
 #include "modes/optimize_resume.h"
+#include "modes/run_env.h"
 #include "modes/run_log.h"
 #include "schedule/compiled_task.h"
 
@@ -105,8 +106,8 @@ class Loop {
                                                  ? log_->reference_median() / median
                                                  : 0});
   }
-  agents::MoveContext move_context() const { return {&machine_, o_.threads, &target_}; }
-  agents::WorkContext work(const CandidateMsg* best) const;
+  agents::MoveContext move_context() const { return env_->move_context(o_.threads); }
+  agents::WorkContext work(const CandidateMsg* best) const { return env_->work(best, o_.threads); }
   // One tuning pass over the best recipe's knobs within `budget` evaluations; true when it
   // found a faster recipe (which is then the best).
   Expected<bool> tune_best(int budget, agents::TuneScope scope);
@@ -124,17 +125,8 @@ class Loop {
   bool resuming_;
   ConsoleReporter console_;
   EventSinks events_;
-  CompiledTask compiled_;  // the task, loaded once
-  agents::Brain brain_;
-  agents::HarnessJudge harness_;
-  std::unique_ptr<agents::RecordedJudge> recorded_;
-  std::unique_ptr<agents::RecordingJudge> recording_;
-  agents::Judge* judge_ = nullptr;
-  MachineInfo machine_;
-  const Backend* backend_ = nullptr;  // what compiles, runs and profiles them
-  Target target_;                     // what the kernels are generated and compiled for
-  std::string machine_id_;
-  std::string task_hash_, task_identity_;  // the task's identity; the keys' task part
+  // The task, the team, the machine, the target and the judge (modes/run_env.h).
+  std::unique_ptr<RunEnv> env_;
   double started_ = 0;
   // The run's measurements and record (modes/run_log.h); made once the judge is known.
   std::unique_ptr<RunLog> log_;
@@ -149,7 +141,7 @@ class Loop {
   // Why the team halted (agents::Brain::halted): the run stops there, resumable ("" while not).
   std::string halted_;
   bool halted() {
-    if (halted_.empty()) halted_ = brain_.halted();
+    if (halted_.empty()) halted_ = env_->brain.halted();
     return !halted_.empty();
   }
   // Candidates that passed (the run log's) that the final run falls back to, at most.

@@ -56,9 +56,9 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, cons
 }
 
 std::string optimize_summary_text(const nlohmann::json& s) {
-  std::string t =
-      fmt::format("kforge optimize: run {} on {} ({} thread(s), brain {})\n", s.value("run", ""),
-                  s.value("task", ""), s.value("threads", 1), s.value("brain", ""));
+  std::string t = fmt::format("kforge {}: run {} on {} ({} thread(s), brain {})\n",
+                              s.value("mode", "optimize"), s.value("run", ""), s.value("task", ""),
+                              s.value("threads", 1), s.value("brain", ""));
   t += fmt::format("{} evaluations ({} read back from the store), {} attempts; stopped: {}\n",
                    s.value("evaluations", 0), s.value("reused_evaluations", 0),
                    s.value("attempts", 0), s.value("stop_reason", ""));

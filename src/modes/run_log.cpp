@@ -7,7 +7,8 @@ std::string candidate_label(const agents::CandidateMsg& c) {
 }
 
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
-                                    const std::string& strategy, const EvalOptions& options) {
+                                    const std::string& strategy, const EvalOptions& options,
+                                    const nlohmann::json& extra) {
   Store& store = *c_.store;
   KF_RETURN_IF_ERROR(
       store.put_candidate({.key = c.key,
@@ -60,6 +61,7 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
                              {"message", r.message},
                              {"reused", !fresh},
                              {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
+  if (extra.is_object()) a.detail.update(extra);
   if (r.rival_timing)
     a.detail["vs_best"] = {{"median", r.vs_rival.median}, {"min", r.vs_rival.min}};
   if (r.timing && !r.timing->stopped_early.empty())

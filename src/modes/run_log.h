@@ -69,8 +69,10 @@ class RunLog {
   }
   // Judges `c` with `options` (or reads its evaluation back), stores the attempt and emits it.
   // Fails only when the store or the judge's environment fails; a bad candidate is a verdict.
+  // `extra`: more fields for the attempt's detail (a search's edge: parent, move, proposer).
   Expected<RunResult> measure(const agents::CandidateMsg& c, const std::string& kind,
-                              const std::string& strategy, const EvalOptions& options);
+                              const std::string& strategy, const EvalOptions& options,
+                              const nlohmann::json& extra = nlohmann::json::object());
   // An attempt that judged nothing (a plan that did not apply, a task edit found on resume).
   Status note_attempt(const std::string& kind, const std::string& strategy,
                       const std::string& verdict, const nlohmann::json& detail);

@@ -1,0 +1,111 @@
+#include "cli/search_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/cli_output.h"
+#include "modes/optimize_report.h"
+#include "search/engine.h"
+#include "store/sqlite_store.h"
+
+namespace kf {
+namespace {
+
+struct SearchArgs {
+  std::string task_dir, resume, store, out, events;
+  search::SearchOptions o;
+  bool no_final = false, quiet = false;
+};
+
+int run_search(SearchArgs& a) {
+  auto store =
+      SqliteStore::open(a.store.empty() ? default_store_path() : std::filesystem::path(a.store));
+  if (!store) {
+    print_error(store.error().message());
+    return 2;
+  }
+  JsonLinesReporter events;
+  if (!a.events.empty()) {
+    if (Status st = events.open(a.events); !st.ok()) {
+      print_error(st.message());
+      return 2;
+    }
+    a.o.events = &events;
+  }
+  if (!a.quiet)
+    a.o.progress = [](const std::string& s) {
+      fmt::print("{}\n", s);
+      std::fflush(stdout);
+    };
+  Expected<search::SearchResult> r = Status::error("no task");
+  if (!a.resume.empty()) {
+    r = search::resume_search(a.resume, **store, a.o);
+  } else {
+    if (a.task_dir.empty()) {
+      fmt::print(stderr, "error: name a task directory, or --resume RUN\n");
+      return 2;
+    }
+    a.o.task_dir = a.task_dir;
+    a.o.out_dir = a.out;
+    a.o.final_run = !a.no_final;
+    r = search::search(a.o, **store);
+  }
+  if (!r) {
+    print_error(r.error().message());
+    return 2;
+  }
+  fmt::print("\n{}{}", optimize_summary_text(r->summary), search::search_summary_text(r->summary));
+  fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app) {
+  auto a = std::make_shared<SearchArgs>();
+  search::SearchOptions& o = a->o;
+  CLI::App* cmd = app.add_subcommand(
+      "search", "Search the design space of a task's kernel as a graph, with a policy");
+  cmd->add_option("task", a->task_dir, "Task directory (task.toml, reference.cpp)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--resume", a->resume, "Continue a search that was killed (its run id)");
+  cmd->add_option("--policy", o.policy, "How the next candidates are chosen")
+      ->check(CLI::IsMember(search::policy_names()));
+  cmd->add_option("--budget-evals", o.budget_evals, "Candidates to judge at most")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--budget-time", o.budget_time_s, "Seconds of search at most")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs,-j", o.jobs, "Candidates compiled at once (timings never overlap)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--seed", o.seed, "Seed of the policy's choices and of the inputs");
+  cmd->add_option("--threads,-t", o.threads, "Threads for the kernels")->check(CLI::Range(1, 256));
+  cmd->add_option("--brain", o.brain, "A team spec, as for optimize (default builtin)");
+  cmd->add_option("--sources", o.sources, "The files brain's folder of C++ candidates")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--target", o.target, "native, avx512, avx2 or scalar")
+      ->check(CLI::IsMember({"native", "avx512", "avx2", "scalar"}));
+  cmd->add_option("--min-time", o.min_time_s, "Measured seconds per candidate")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--refine-share", o.refine_share,
+                  "Share of the budget kept for refining the fastest nodes' knobs (default 0.15)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--beam-width", o.policy_options.beam_width, "beam: nodes kept per round")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--population", o.policy_options.population, "evolve: members per island")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--islands", o.policy_options.islands, "evolve: islands")
+      ->check(CLI::Range(1, 16));
+  cmd->add_option("--events", a->events, "Append the run's events to this file as JSON lines");
+  cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
+  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--simulate", o.simulate,
+                  "Replay measurements from a recording instead of judging");
+  cmd->add_option("--record", o.record, "Append every judged result to this recording");
+  cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
+  cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
+  cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
+  cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->callback([a] { throw CLI::RuntimeError(run_search(*a)); });
+}
+
+}  // namespace kf

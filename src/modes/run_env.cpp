@@ -1,0 +1,79 @@
+#include "modes/run_env.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace kf {
+
+Expected<std::unique_ptr<RunEnv>> RunEnv::make(const RunEnvOptions& o) {
+  std::unique_ptr<RunEnv> env(new RunEnv(o));
+  auto task = compile_task(o.task_dir);
+  if (!task) return task.error();
+  env->compiled = std::move(*task);
+  env->task_hash = env->compiled.identity.hash;
+  auto brain = agents::make_brain(o.brain, o.brain_options);
+  if (!brain) return brain.error();
+  env->brain = std::move(*brain);
+  if (!env->compiled.has_te_spec())
+    if (auto roles = agents::roles_needing_te_spec(env->brain); !roles.empty())
+      return Status::error(fmt::format(
+          "{} has no TE spec, and the {} of this team generate kernels from one: give those "
+          "roles a brain that writes source (brains:\n{})",
+          env->compiled.task.name, fmt::join(roles, " and "), agents::brain_summaries()));
+  auto backend = backend_named(o.backend);
+  if (!backend) return backend.error();
+  env->backend = *backend;
+  env->machine = describe_machine(o.cxx);
+  if (o.simulate.empty()) {
+    auto m = env->backend->probe({.cxx = o.cxx});
+    if (!m) return m.error().with_context("machine probe");
+    env->machine = *m;
+    KF_RETURN_IF_ERROR(env->backend->supports(env->machine)
+                           .with_context(fmt::format("backend {}", env->backend->name)));
+    env->judge_ = &env->harness_;
+    env->machine_id = env->machine.fingerprint;
+  } else {
+    auto rj = agents::RecordedJudge::open(o.simulate);
+    if (!rj) return rj.error();
+    env->recorded_ = std::move(*rj);
+    env->recorded_->set_latency(o.sim_latency_s);
+    env->judge_ = env->recorded_.get();
+    env->machine_id = "simulated:" + env->machine.fingerprint;
+  }
+  auto target = env->backend->target(o.target, env->machine);
+  if (!target) return target.error();
+  env->target = *target;
+  if (!o.record.empty()) {
+    env->recording_ = std::make_unique<agents::RecordingJudge>(*env->judge_, o.record);
+    env->judge_ = env->recording_.get();
+  }
+  // Every evaluation key holds the hash of the task folder's files (task/task_identity.h): a
+  // measurement of the task before an edit of any of its fields is never read back after it.
+  env->task_identity = env->task_hash;
+  if (o.remeasure) env->task_identity += ":run:" + o.run_id;  // this run's own measurements
+  return env;
+}
+
+agents::WorkContext RunEnv::work(const agents::CandidateMsg* best, int threads) const {
+  agents::WorkContext in;
+  in.task = &compiled;
+  in.best = best;
+  in.ctx = move_context(threads);
+  in.compile.cxx = options_.cxx;
+  in.compile.extra_flags = target.compile_flags;
+  return in;
+}
+
+EvalSettings RunEnv::eval_settings(uint64_t seed, double min_time_s,
+                                   double final_min_time_s) const {
+  return {.seed = seed,
+          .min_time_s = min_time_s,
+          .final_min_time_s = final_min_time_s,
+          .cxx = options_.cxx,
+          .compile_flags = target.compile_flags,
+          .backend = backend,
+          .machine = &machine,
+          .simulated = simulated()};
+}
+
+}  // namespace kf

@@ -1,0 +1,75 @@
+// What every mode that judges candidates for a run sets up first, once: the compiled task, the
+// team of brains, the backend and the machine it probed, the target, the judge (the sandboxed
+// harness, or a recording replayed for `--simulate`, wrapped by a recorder for `--record`) and
+// the identity that evaluation keys are made of. optimize (modes/optimize_loop.h) and search
+// (search/engine.h) both start from it, so a run's judge, keys and work context mean the same
+// in each.
+//
+//   auto env = RunEnv::make({.task_dir = dir, .brain = "builtin", .run_id = id});
+//   if (!env) return env.error();
+//   RunLog log({.judge = &(*env)->judge(), .task_identity = (*env)->task_identity, ...});
+//   EvalOptions e = eval_options_for((*env)->eval_settings(seed, 0.3, 1.0), (*env)->compiled, ...);
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "agents/judge.h"
+#include "agents/roles.h"
+#include "harness/backend.h"
+#include "harness/machine.h"
+#include "harness/target.h"
+#include "modes/eval_settings.h"
+#include "schedule/compiled_task.h"
+
+namespace kf {
+
+struct RunEnvOptions {
+  std::filesystem::path task_dir;
+  std::string brain = "builtin";  // a team spec (agents/roles.h parse_team)
+  agents::BrainOptions brain_options;
+  std::string backend = "cpu";
+  std::string target;  // "" : the backend's default for the machine
+  std::string cxx = "g++";
+  std::string simulate;  // a recording to replay instead of judging
+  double sim_latency_s = 0;
+  std::string record;      // a recording to append every judged result to
+  bool remeasure = false;  // keys of this run's own measurements: nothing read back
+  std::string run_id;
+};
+
+class RunEnv {
+ public:
+  // Fails when the task does not load, a brain cannot be made (or needs a TE spec the task
+  // lacks), the backend is unknown or unsupported here, the probe fails, or the target is not.
+  static Expected<std::unique_ptr<RunEnv>> make(const RunEnvOptions& o);
+
+  CompiledTask compiled;  // the task, loaded once
+  agents::Brain brain;
+  const Backend* backend = nullptr;  // what compiles, runs and profiles the candidates
+  MachineInfo machine;
+  Target target;           // what the kernels are generated and compiled for
+  std::string machine_id;  // the machine's fingerprint ("simulated:..." when replaying)
+  std::string task_hash;   // the task folder's identity
+  // The evaluation keys' task part: the task hash (":run:ID" appended when remeasuring).
+  std::string task_identity;
+
+  agents::Judge& judge() const { return *judge_; }
+  bool simulated() const { return !options_.simulate.empty(); }
+  const std::string& cxx() const { return options_.cxx; }
+  agents::MoveContext move_context(int threads) const { return {&machine, threads, &target}; }
+  // The roles' work context: the task, the best so far, the machine and the compile options.
+  agents::WorkContext work(const agents::CandidateMsg* best, int threads) const;
+  EvalSettings eval_settings(uint64_t seed, double min_time_s, double final_min_time_s) const;
+
+ private:
+  explicit RunEnv(RunEnvOptions o) : options_(std::move(o)) {}
+  RunEnvOptions options_;
+  agents::HarnessJudge harness_;
+  std::unique_ptr<agents::RecordedJudge> recorded_;
+  std::unique_ptr<agents::RecordingJudge> recording_;
+  agents::Judge* judge_ = nullptr;
+};
+
+}  // namespace kf

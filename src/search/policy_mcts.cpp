@@ -1,0 +1,122 @@
+// MCTS over moves (policy.h): UCT with progressive widening, the best value backed up, expansion
+// in the cost model's order, dead ends pruned.
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "search/policy_internal.h"
+
+namespace kf::search {
+namespace {
+
+// Progressive widening: a node visited n times may have ceil(kWiden * n^kAlpha) children, so
+// the budget deepens the promising branches instead of trying every move of the root first.
+constexpr double kWiden = 1.0;
+constexpr double kAlpha = 0.5;
+
+class Mcts final : public Policy {
+ public:
+  explicit Mcts(const PolicyOptions& o) : c_(o.mcts_c) {}
+  std::string name() const override { return "mcts"; }
+
+  std::vector<Proposal> next(SearchState& s, size_t n) override {
+    std::vector<Proposal> out;
+    while (out.size() < n) {
+      Node* leaf = select(s);
+      if (!leaf) break;
+      std::vector<Proposal>& untried = untried_[leaf->key()];
+      Proposal p = std::move(untried.front());
+      untried.erase(untried.begin());
+      if (s.graph.find(p.child.key) || taken_.count(p.child.key)) continue;
+      taken_.insert(p.child.key);
+      ++pending_[leaf->key()];
+      owner_[p.child.key] = leaf->key();
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+  void observe(SearchState& s, const std::vector<Node*>& nodes) override {
+    for (Node* x : nodes) {
+      if (auto o = owner_.find(x->key()); o != owner_.end()) {
+        --pending_[o->second];
+        owner_.erase(o);
+      }
+      if (!x->ok()) x->dead = true;
+      // The best value below each node on the path, and one more visit.
+      for (Node* up = x; up; up = s.graph.find(up->parent)) {
+        ++up->visits;
+        if (x->ok() && (best_below_[up->key()] == 0 || x->min_s < best_below_[up->key()]))
+          best_below_[up->key()] = x->min_s;
+        if (up->parent.empty()) break;
+      }
+    }
+  }
+
+ private:
+  // Loads a node's moves once, in the cost model's order.
+  std::vector<Proposal>& moves(SearchState& s, Node& x) {
+    auto it = untried_.find(x.key());
+    if (it != untried_.end()) return it->second;
+    std::vector<Proposal> ms = moves_of(s, x);
+    by_prediction(ms);
+    return untried_[x.key()] = std::move(ms);
+  }
+
+  double uct(const Node& parent, const Node& child, double best) const {
+    auto it = best_below_.find(child.key());
+    const double q = it == best_below_.end() || it->second <= 0 ? 0 : best / it->second;
+    return q + c_ * std::sqrt(std::log(std::max(1, parent.visits)) / std::max(1, child.visits));
+  }
+
+  // The node to expand next: down from the root by UCT until a node may widen; nullptr when
+  // the whole tree is a dead end.
+  Node* select(SearchState& s) {
+    const Node* best_node = s.graph.best();
+    const double best = best_node ? best_node->min_s : 0;
+    for (int restarts = 0; restarts < 1000; ++restarts) {
+      Node* x = s.graph.find(s.root);
+      while (x && !x->dead) {
+        std::vector<Proposal>& untried = moves(s, *x);
+        while (!untried.empty() &&
+               (s.graph.find(untried.front().child.key) || taken_.count(untried.front().child.key)))
+          untried.erase(untried.begin());
+        const int allowed =
+            static_cast<int>(std::ceil(kWiden * std::pow(std::max(1, x->visits), kAlpha)));
+        const int expanded = static_cast<int>(x->children.size()) + pending_[x->key()];
+        if (!untried.empty() && expanded < allowed) return x;
+        Node* pick = nullptr;
+        for (const std::string& k : x->children) {
+          Node* c = s.graph.find(k);
+          if (!c || c->dead || !c->ok() || c->parent != x->key()) continue;
+          if (!pick || uct(*x, *c, best) > uct(*x, *pick, best)) pick = c;
+        }
+        if (!pick) {
+          if (!untried.empty()) return x;               // every child is a dead end: widen anyway
+          if (pending_[x->key()] == 0) x->dead = true;  // nothing left here: pruned
+          break;
+        }
+        x = pick;
+      }
+      Node* root = s.graph.find(s.root);
+      if (!root || root->dead) return nullptr;
+      if (x && !x->dead) return nullptr;  // only pending work is left below
+    }
+    return nullptr;
+  }
+
+  double c_;
+  std::map<std::string, std::vector<Proposal>> untried_;
+  std::map<std::string, int> pending_;        // proposals in flight per parent
+  std::map<std::string, std::string> owner_;  // a proposal's child key -> the node expanded
+  std::map<std::string, double> best_below_;
+  std::set<std::string> taken_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_mcts(const PolicyOptions& o) {
+  return std::make_unique<Mcts>(o);
+}
+
+}  // namespace kf::search
