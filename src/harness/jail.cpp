@@ -242,10 +242,13 @@ void restrict_self(const ChildPlan& p) {
     child_fail(p, "ambient capabilities");
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(p, "no_new_privs");
   if (p.landlock_abi > 0) restrict_self(p);
+  // The raw system calls, not libc's: libc's set*id wrappers signal every thread the judge had
+  // when it forked (POSIX says all threads change ids) and wait for answers that never come in
+  // a child, which has one thread: a judge compiling on several threads would hang here.
   if (p.drop_to_nobody) {
-    if (setgroups(0, nullptr) != 0) child_fail(p, "setgroups");
-    if (setresgid(kJailGid, kJailGid, kJailGid) != 0) child_fail(p, "setresgid");
-    if (setresuid(kJailUid, kJailUid, kJailUid) != 0) child_fail(p, "setresuid");
+    if (syscall(SYS_setgroups, 0, nullptr) != 0) child_fail(p, "setgroups");
+    if (syscall(SYS_setresgid, kJailGid, kJailGid, kJailGid) != 0) child_fail(p, "setresgid");
+    if (syscall(SYS_setresuid, kJailUid, kJailUid, kJailUid) != 0) child_fail(p, "setresuid");
   }
   // The judge's death ends the jail (set after the id change, which clears it).
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) child_fail(p, "pdeathsig");

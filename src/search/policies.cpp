@@ -57,7 +57,8 @@ class Greedy final : public Policy {
   void observe(SearchState& s, const std::vector<Node*>& nodes) override {
     const Node* cur = s.graph.find(current_.empty() ? s.root : current_);
     for (const Node* x : nodes)
-      if (x->ok() && cur && cur->ok() && agents::acceptance_policy().faster(x->min_s, cur->min_s))
+      if (x->ok() && cur &&
+          (!cur->ok() || agents::acceptance_policy().faster(x->min_s, cur->min_s)))
         cur = x;
     if (cur) current_ = cur->key();
   }
@@ -122,7 +123,7 @@ class Beam final : public Policy {
     if (queue_.empty()) {
       for (const std::string& k : beam_) {
         const Node* b = s.graph.find(k);
-        if (!b || !b->ok()) continue;
+        if (!b || !expandable(s, *b)) continue;
         std::vector<Proposal> ms = moves_of(s, *b);
         by_prediction(ms);
         for (size_t i = 0; i < ms.size() && i < static_cast<size_t>(expand_); ++i)
@@ -148,6 +149,9 @@ class Beam final : public Policy {
     for (const std::string& k : round_)
       if (const Node* c = s.graph.find(k); c && no_regression(s.graph, *c) && in.insert(k).second)
         pool.push_back(c);
+    round_.clear();
+    // A root that timed out stays the beam until a child of it passes.
+    if (pool.empty()) return;
     std::stable_sort(pool.begin(), pool.end(),
                      [](const Node* a, const Node* b) { return a->min_s < b->min_s; });
     beam_.clear();

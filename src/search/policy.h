@@ -78,5 +78,9 @@ std::vector<std::string> policy_names();
 std::vector<Proposal> moves_of(SearchState& s, const Node& n, size_t max_strategies = 12);
 // Whether a judged node is at least as fast as its parent (the regression gate), by minimum time.
 bool no_regression(const SearchGraph& g, const Node& n);
+// Whether a policy may expand `n`: it passed, or it is the root (which may have timed out).
+inline bool expandable(const SearchState& s, const Node& n) {
+  return n.ok() || n.key() == s.root;
+}
 
 }  // namespace kf::search

@@ -92,7 +92,7 @@ class Evolve final : public Policy {
   std::optional<Proposal> offspring(SearchState& s, size_t island,
                                     const std::set<std::string>& taken) {
     const Node* a = parent(s, island);
-    if (!a || !a->ok()) return std::nullopt;
+    if (!a || !expandable(s, *a)) return std::nullopt;
     std::optional<Proposal> fallback;
     for (int t = 0; t < 6; ++t) {
       std::optional<Proposal> p;
