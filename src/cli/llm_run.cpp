@@ -4,6 +4,8 @@
 
 #include <system_error>
 
+#include "agents/roles.h"
+
 namespace kf {
 
 namespace llmb = agents::llm_brain;
@@ -22,6 +24,14 @@ Expected<std::unique_ptr<LlmRun>> LlmRun::make(const LlmRunArgs& args, Store& st
   auto session = std::make_shared<llmb::Session>(llmb::SessionOptions{
       .config = *config, .budget = {.max_tokens = args.max_tokens, .max_cost = args.max_cost}});
   return std::unique_ptr<LlmRun>(new LlmRun(std::move(session), store, next));
+}
+
+bool team_uses_llm(const std::string& spec) {
+  auto team = agents::parse_team(spec);
+  if (!team) return false;
+  for (const auto& [role, brain] : *team)
+    if (brain == "llm") return true;
+  return false;
 }
 
 LlmRunArgs LlmRun::to_store(const LlmRunArgs& given) {

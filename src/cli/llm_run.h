@@ -25,6 +25,9 @@ namespace kf {
 
 using LlmRunArgs = OptimizeOptions::LlmArgs;
 
+// Whether a team spec gives any role to the LLM brain.
+bool team_uses_llm(const std::string& spec);
+
 class LlmRun final : public EventSink {
  public:
   // Fails when the settings file does not read.

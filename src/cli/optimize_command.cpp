@@ -42,15 +42,6 @@ struct OptimizeArgs {
   std::optional<double> max_cost;
 };
 
-// Whether a team spec gives any role to the LLM brain.
-bool uses_llm(const std::string& spec) {
-  auto team = agents::parse_team(spec);
-  if (!team) return false;
-  for (const auto& [role, brain] : *team)
-    if (brain == "llm") return true;
-  return false;
-}
-
 Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
   return SqliteStore::open(path.empty() ? default_store_path() : std::filesystem::path(path));
 }
@@ -91,7 +82,7 @@ int run_optimize(const OptimizeArgs& a) {
         if (!llm_args.max_cost) llm_args.max_cost = stored->llm_args.max_cost;
       }
     }
-  if (uses_llm(spec)) {
+  if (team_uses_llm(spec)) {
     o.llm_args = LlmRun::to_store(llm_args);
     auto made = LlmRun::make(llm_args, **store, o.events);
     if (!made) {

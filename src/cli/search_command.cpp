@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/cli_output.h"
+#include "cli/llm_run.h"
 #include "modes/optimize_report.h"
 #include "search/engine.h"
 #include "store/sqlite_store.h"
@@ -15,6 +16,7 @@ struct SearchArgs {
   std::string task_dir, resume, store, out, events;
   search::SearchOptions o;
   bool no_final = false, quiet = false;
+  LlmRunArgs llm;  // --llm-config, --max-tokens, --max-cost
 };
 
 int run_search(SearchArgs& a) {
@@ -37,6 +39,30 @@ int run_search(SearchArgs& a) {
       fmt::print("{}\n", s);
       std::fflush(stdout);
     };
+  // The LLM brain's session when the team (of the run resumed, too) has an LLM role; a resumed
+  // run's stored arguments are used unless given again.
+  std::unique_ptr<LlmRun> llm;
+  std::string spec = a.o.brain;
+  if (!a.resume.empty())
+    if (auto run = (*store)->get_run(a.resume)) {
+      spec = run->brain;
+      if (auto stored = search::SearchOptions::from_json(run->options)) {
+        if (a.llm.config.empty()) a.llm.config = stored->llm_args.config;
+        if (!a.llm.max_tokens) a.llm.max_tokens = stored->llm_args.max_tokens;
+        if (!a.llm.max_cost) a.llm.max_cost = stored->llm_args.max_cost;
+      }
+    }
+  if (team_uses_llm(spec)) {
+    a.o.llm_args = LlmRun::to_store(a.llm);
+    auto made = LlmRun::make(a.llm, **store, a.o.events);
+    if (!made) {
+      print_error(made.error().message());
+      return 2;
+    }
+    llm = std::move(*made);
+    a.o.events = llm.get();
+    a.o.llm = llm->session();
+  }
   Expected<search::SearchResult> r = Status::error("no task");
   if (!a.resume.empty()) {
     r = search::resume_search(a.resume, **store, a.o);
@@ -50,6 +76,7 @@ int run_search(SearchArgs& a) {
     a.o.final_run = !a.no_final;
     r = search::search(a.o, **store);
   }
+  if (llm) fmt::print("{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
     return 2;
@@ -104,6 +131,15 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
+  cmd->add_option("--llm-config", a->llm.config,
+                  "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", a->llm.max_tokens,
+                  "Stop once the LLM calls used this many tokens")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  cmd->add_option("--max-cost", a->llm.max_cost,
+                  "Stop once the LLM calls cost this many US dollars")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->callback([a] { throw CLI::RuntimeError(run_search(*a)); });
 }

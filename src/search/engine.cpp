@@ -92,6 +92,12 @@ class Engine {
   const Node* best_ = nullptr;
   double started_ = 0;
   std::string stop_reason_ = "evaluation budget spent";
+  // Why the team halted (agents::Brain::halted): the search stops there, resumable.
+  std::string halted_;
+  bool halted() {
+    if (halted_.empty()) halted_ = env_->brain.halted();
+    return !halted_.empty();
+  }
 };
 
 Status Engine::setup() {
@@ -291,6 +297,7 @@ Expected<SearchResult> Engine::run() {
   while (budget_left(main_budget)) {
     SearchState s = state();
     std::vector<Proposal> batch = policy_->next(s, static_cast<size_t>(std::max(1, o_.jobs)));
+    if (halted()) break;
     if (batch.empty()) {
       stop_reason_ = "the policy has nothing left to try";
       break;
@@ -298,6 +305,12 @@ Expected<SearchResult> Engine::run() {
     auto nodes = process(std::move(batch));
     if (!nodes) return nodes.error();
     policy_->observe(s, *nodes);
+  }
+  if (halted()) {
+    stop_reason_ = halted_;
+    say(fmt::format("stopped: {}\n  `kforge search --resume {}` continues the search", halted_,
+                    run_id_));
+    return finish();
   }
   if (budget_left(o_.budget_evals)) say("refining the knobs of the fastest nodes");
   while (budget_left(o_.budget_evals)) {
@@ -329,7 +342,7 @@ Expected<SearchResult> Engine::finish() {
   if (ranked.empty()) return Status::error("no candidate passed");
   const Node* best = ranked.front();
   out.first_label = candidate_label(graph_.find(root_)->candidate);
-  if (o_.final_run) {
+  if (o_.final_run && halted_.empty()) {
     // The final run judges the best again on fresh inputs, side by side with the reference and
     // the library; a best that fails it gives way to the next fastest node (at most 3 tries).
     for (size_t i = 0; i < ranked.size() && i < 3; ++i) {
@@ -378,7 +391,8 @@ Expected<SearchResult> Engine::finish() {
       {"wall_s", wall},
       {"evals_per_minute", wall > 0 ? 60.0 * log_->evaluations() / wall : 0.0}};
   KF_RETURN_IF_ERROR(write_optimize_outputs(env_->compiled.task, out));
-  KF_RETURN_IF_ERROR(store_.update_run(run_id_, "finished", best->key(), out.summary));
+  KF_RETURN_IF_ERROR(store_.update_run(run_id_, halted_.empty() ? "finished" : "stopped",
+                                       best->key(), out.summary));
   events_.emit(RunEnded{.run_id = run_id_,
                         .stop_reason = stop_reason_,
                         .best_candidate = best->key(),
@@ -404,7 +418,7 @@ Expected<SearchResult> resume_search(const std::string& run_id, Store& store,
   auto run = store.get_run(run_id);
   if (!run) return run.error();
   if (run->mode != "search") return Status::error("run " + run_id + " is a " + run->mode + " run");
-  if (run->state != "running")
+  if (run->state != "running" && run->state != "stopped")
     return Status::error("run " + run_id + " has " + run->state + " already");
   auto o = SearchOptions::from_json(run->options);
   if (!o) return o.error();

@@ -63,6 +63,7 @@ struct SearchOptions {
   std::function<void(const std::string&)> progress;
   EventSink* events = nullptr;
   std::shared_ptr<agents::llm_brain::Session> llm;
+  OptimizeOptions::LlmArgs llm_args;  // stored with the run, as optimize's
 
   nlohmann::json to_json() const;
   static Expected<SearchOptions> from_json(const nlohmann::json& j);
@@ -75,8 +76,9 @@ struct SearchResult {
 };
 
 Expected<SearchResult> search(const SearchOptions& o, Store& store);
-// Continues a search that was killed (state "running"); `overrides` gives the progress, events
-// and LLM session of this process.
+// Continues a search that was killed (state "running") or stopped by its team (state "stopped":
+// an LLM budget spent, an endpoint that stopped answering); `overrides` gives the progress,
+// events and LLM session of this process.
 Expected<SearchResult> resume_search(const std::string& run_id, Store& store,
                                      const SearchOptions& overrides);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/replay_server.h"
 #include "store/sqlite_store.h"
 #include "support/fs.h"
 #include "support/kforge_process.h"
@@ -221,6 +223,40 @@ TEST(SearchCli, AFinishedSearchIsNotResumedNorAnOptimizeRunAsASearch) {
   ProcessResult opt = run_kforge({"optimize", "--resume", run, "--store", db.string()});
   EXPECT_EQ(opt.exit_code, 2);
   EXPECT_NE(opt.err.find("is a search run"), std::string::npos) << opt.err;
+}
+
+// A team with an LLM planner (the replay server answering from tests/integration/llm/mixed.json)
+// and the built-in implementer: the planner's strategies are the search's moves, proposed by
+// "llm", and its exchanges are stored with the run.
+TEST(SearchCli, AnLlmPlannerProposesTheMovesOfAGreedySearch) {
+  auto t = llm::read_transcript(testing::source_dir() / "tests/integration/llm/mixed.json");
+  ASSERT_TRUE(t) << t.error().message();
+  auto server = llm::ReplayServer::start(*t);
+  ASSERT_TRUE(server) << server.error().message();
+  const fs::path cfg = temp_root() / "llm.toml";
+  std::ofstream(cfg) << "[llm]\nbase_url = \"" << (*server)->base_url()
+                     << "\"\nmodel = \"coder\"\ntimeout_s = 30\nmax_retries = 0\n";
+  const fs::path db = temp_root() / "llm.db";
+  ProcessResult r = run_kforge(
+      {"search", kTask.string(), "--policy", "greedy", "--brain", "planner=llm,default=builtin",
+       "--llm-config", cfg.string(), "--budget-evals", "3", "--refine-share", "0", "--min-time",
+       "0.02", "--no-final", "--store", db.string(), "--out", (temp_root() / "llm_out").string()},
+      300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  auto store = open_store(db);
+  const std::string run = only_run(*store);
+  std::vector<std::string> moves;
+  const auto attempts = store->attempts(run);
+  ASSERT_TRUE(attempts);
+  for (const AttemptRecord& a : *attempts)
+    if (a.kind == "search" && a.detail["move"]["kind"] == "strategy") {
+      EXPECT_EQ(a.detail["move"]["proposer"], "llm");
+      moves.push_back(a.strategy);
+    }
+  ASSERT_FALSE(moves.empty());
+  EXPECT_NE(moves[0].find("vectorize_inner"), std::string::npos) << moves[0];
+  EXPECT_GE(store->llm_exchanges(run)->size(), 1u);
+  EXPECT_NE(r.out.find("llm: "), std::string::npos) << r.out;
 }
 
 }  // namespace

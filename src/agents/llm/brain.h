@@ -26,6 +26,7 @@
 // No role needs a TE spec.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "agents/llm/session.h"
@@ -37,6 +38,11 @@ class LlmPlanner : public Planner {
  public:
   explicit LlmPlanner(std::shared_ptr<Session> s) : s_(std::move(s)) {}
   Plan plan(const PlanInput& in) override;
+  // One plan per call, whatever `max` is: each plan costs a model call, and a search expands a
+  // node again when it wants another.
+  std::vector<Plan> proposals(const PlanInput& in, size_t max) override {
+    return Planner::proposals(in, std::min<size_t>(max, 1));
+  }
 
  private:
   std::shared_ptr<Session> s_;
