@@ -8,29 +8,11 @@ namespace kf {
 namespace optimize_detail {
 
 Status Loop::setup() {
-  auto env = RunEnv::make({.task_dir = o_.task_dir,
-                           .brain = o_.brain,
-                           .brain_options = {.sources = o_.sources, .llm = o_.llm},
-                           .backend = o_.backend,
-                           .target = o_.target,
-                           .cxx = o_.cxx,
-                           .simulate = o_.simulate,
-                           .sim_latency_s = o_.sim_latency_s,
-                           .record = o_.record,
-                           .remeasure = o_.remeasure,
-                           .run_id = run_id_});
+  auto env = RunEnv::make(RunEnv::options_of(o_, run_id_));
   if (!env) return env.error();
   env_ = std::move(*env);
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
-  log_ = std::make_unique<RunLog>(RunLog::Config{.store = &store_,
-                                                 .judge = &env_->judge(),
-                                                 .task = &env_->compiled.task,
-                                                 .run_id = run_id_,
-                                                 .task_identity = env_->task_identity,
-                                                 .machine_id = env_->machine_id,
-                                                 .brain = env_->brain.name,
-                                                 .budget_evals = o_.budget_evals,
-                                                 .events = &events_});
+  log_ = std::make_unique<RunLog>(env_->log_config(store_, run_id_, o_.budget_evals, &events_));
   if (resuming_) return resume_state();
   return {};
 }
@@ -89,28 +71,15 @@ Expected<OptimizeResult> Loop::run() {
 }
 
 Status Loop::start() {
-  if (!resuming_) {
-    started_ = now_s();
-    nlohmann::json opts = o_.to_json();
-    opts["started_epoch_s"] = started_;
-    opts["task_identity"] = env_->task_hash;
-    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
-                                          .task_dir = o_.task_dir.string(),
-                                          .task_name = env_->compiled.task.name,
-                                          .mode = "optimize",
-                                          .brain = env_->brain.name,
-                                          .options = opts}));
-  }
-  events_.emit(RunStarted{.run_id = run_id_,
-                          .task = env_->compiled.task.name,
-                          .mode = "optimize",
-                          .brain = env_->brain.name,
-                          .target = env_->target.name,
+  if (!resuming_) started_ = now_s();
+  return env_->start_run(store_, events_, run_id_,
+                         {.mode = "optimize",
+                          .options = o_.to_json(),
                           .threads = o_.threads,
                           .budget_evals = o_.budget_evals,
                           .budget_time_s = o_.budget_time_s,
-                          .resumed = resuming_});
-  return {};
+                          .resumed = resuming_,
+                          .started_epoch_s = started_});
 }
 
 Status Loop::judge_first() {

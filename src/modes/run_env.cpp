@@ -54,6 +54,44 @@ Expected<std::unique_ptr<RunEnv>> RunEnv::make(const RunEnvOptions& o) {
   return env;
 }
 
+Status RunEnv::start_run(Store& store, const EventSinks& events, const std::string& run_id,
+                         const RunStart& start) const {
+  if (!start.resumed) {
+    nlohmann::json opts = start.options;
+    opts["started_epoch_s"] = start.started_epoch_s;
+    opts["task_identity"] = task_hash;
+    KF_RETURN_IF_ERROR(store.create_run({.id = run_id,
+                                         .task_dir = options_.task_dir.string(),
+                                         .task_name = compiled.task.name,
+                                         .mode = start.mode,
+                                         .brain = brain.name,
+                                         .options = opts}));
+  }
+  events.emit(RunStarted{.run_id = run_id,
+                         .task = compiled.task.name,
+                         .mode = start.mode,
+                         .brain = brain.name,
+                         .target = target.name,
+                         .threads = start.threads,
+                         .budget_evals = start.budget_evals,
+                         .budget_time_s = start.budget_time_s,
+                         .resumed = start.resumed});
+  return {};
+}
+
+RunLog::Config RunEnv::log_config(Store& store, const std::string& run_id, int budget_evals,
+                                  const EventSinks* events) const {
+  return {.store = &store,
+          .judge = judge_,
+          .task = &compiled.task,
+          .run_id = run_id,
+          .task_identity = task_identity,
+          .machine_id = machine_id,
+          .brain = brain.name,
+          .budget_evals = budget_evals,
+          .events = events};
+}
+
 agents::WorkContext RunEnv::work(const agents::CandidateMsg* best, int threads) const {
   agents::WorkContext in;
   in.task = &compiled;

@@ -21,7 +21,10 @@
 #include "harness/machine.h"
 #include "harness/target.h"
 #include "modes/eval_settings.h"
+#include "modes/events.h"
+#include "modes/run_log.h"
 #include "schedule/compiled_task.h"
+#include "store/store.h"
 
 namespace kf {
 
@@ -39,11 +42,45 @@ struct RunEnvOptions {
   std::string run_id;
 };
 
+// What a mode stores about a run when it starts it, and announces.
+struct RunStart {
+  std::string mode;        // "optimize", "search"
+  nlohmann::json options;  // the mode's options as JSON (resume reads them back)
+  int threads = 1;
+  int budget_evals = 0;
+  double budget_time_s = 0;
+  bool resumed = false;
+  double started_epoch_s = 0;
+};
+
 class RunEnv {
  public:
   // Fails when the task does not load, a brain cannot be made (or needs a TE spec the task
   // lacks), the backend is unknown or unsupported here, the probe fails, or the target is not.
   static Expected<std::unique_ptr<RunEnv>> make(const RunEnvOptions& o);
+  // The environment's options from a mode's (OptimizeOptions, SearchOptions: the same names).
+  template <class ModeOptions>
+  static RunEnvOptions options_of(const ModeOptions& o, const std::string& run_id) {
+    return {.task_dir = o.task_dir,
+            .brain = o.brain,
+            .brain_options = {.sources = o.sources, .llm = o.llm},
+            .backend = o.backend,
+            .target = o.target,
+            .cxx = o.cxx,
+            .simulate = o.simulate,
+            .sim_latency_s = o.sim_latency_s,
+            .record = o.record,
+            .remeasure = o.remeasure,
+            .run_id = run_id};
+  }
+
+  // A new run's record in the store (with its options, start time and task identity), then the
+  // RunStarted event, for a resumed run too.
+  Status start_run(Store& store, const EventSinks& events, const std::string& run_id,
+                   const RunStart& start) const;
+  // The run log's configuration for a run in this environment.
+  RunLog::Config log_config(Store& store, const std::string& run_id, int budget_evals,
+                            const EventSinks* events) const;
 
   CompiledTask compiled;  // the task, loaded once
   agents::Brain brain;

@@ -104,29 +104,11 @@ Status Engine::setup() {
   auto policy = make_policy(o_.policy, o_.policy_options);
   if (!policy) return policy.error();
   policy_ = std::move(*policy);
-  auto env = RunEnv::make({.task_dir = o_.task_dir,
-                           .brain = o_.brain,
-                           .brain_options = {.sources = o_.sources, .llm = o_.llm},
-                           .backend = o_.backend,
-                           .target = o_.target,
-                           .cxx = o_.cxx,
-                           .simulate = o_.simulate,
-                           .sim_latency_s = o_.sim_latency_s,
-                           .record = o_.record,
-                           .remeasure = o_.remeasure,
-                           .run_id = run_id_});
+  auto env = RunEnv::make(RunEnv::options_of(o_, run_id_));
   if (!env) return env.error();
   env_ = std::move(*env);
   space_ = std::make_unique<SearchSpace>(*env_, o_.threads);
-  log_ = std::make_unique<RunLog>(RunLog::Config{.store = &store_,
-                                                 .judge = &env_->judge(),
-                                                 .task = &env_->compiled.task,
-                                                 .run_id = run_id_,
-                                                 .task_identity = env_->task_identity,
-                                                 .machine_id = env_->machine_id,
-                                                 .brain = env_->brain.name,
-                                                 .budget_evals = o_.budget_evals,
-                                                 .events = &events_});
+  log_ = std::make_unique<RunLog>(env_->log_config(store_, run_id_, o_.budget_evals, &events_));
   if (!resuming_) return {};
   auto p = resume_point(store_, run_id_, env_->task_hash, now_s());
   if (!p) return p.error();
@@ -140,28 +122,15 @@ Status Engine::setup() {
 }
 
 Status Engine::start() {
-  if (!resuming_) {
-    started_ = now_s();
-    nlohmann::json opts = o_.to_json();
-    opts["started_epoch_s"] = started_;
-    opts["task_identity"] = env_->task_hash;
-    KF_RETURN_IF_ERROR(store_.create_run({.id = run_id_,
-                                          .task_dir = o_.task_dir.string(),
-                                          .task_name = env_->compiled.task.name,
-                                          .mode = "search",
-                                          .brain = env_->brain.name,
-                                          .options = opts}));
-  }
-  events_.emit(RunStarted{.run_id = run_id_,
-                          .task = env_->compiled.task.name,
-                          .mode = "search",
-                          .brain = env_->brain.name,
-                          .target = env_->target.name,
+  if (!resuming_) started_ = now_s();
+  return env_->start_run(store_, events_, run_id_,
+                         {.mode = "search",
+                          .options = o_.to_json(),
                           .threads = o_.threads,
                           .budget_evals = o_.budget_evals,
                           .budget_time_s = o_.budget_time_s,
-                          .resumed = resuming_});
-  return {};
+                          .resumed = resuming_,
+                          .started_epoch_s = started_});
 }
 
 EvalOptions Engine::eval_options(int threads, const std::string& kind) const {

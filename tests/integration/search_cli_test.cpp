@@ -34,17 +34,8 @@ const fs::path& temp_root() {
   return testing::process_temp_dir("kf_search_cli");
 }
 
-std::unique_ptr<SqliteStore> open_store(const fs::path& db) {
-  auto s = SqliteStore::open(db);
-  KF_CHECK(s.has_value()) << s.error().message();
-  return std::move(*s);
-}
-
-std::string only_run(Store& store) {
-  auto runs = store.list_runs();
-  KF_CHECK(runs && runs->size() == 1);
-  return runs->front().id;
-}
+using testing::only_run_in;
+using testing::open_store_at;
 
 // The recording every simulated run replays: an MCTS search judged for real.
 const fs::path& recording() {
@@ -113,8 +104,8 @@ TEST(SearchCli, EveryPolicyRunsToItsBudgetOnOneGraphAndShowsItAsATree) {
     ProcessResult r = run_kforge(simulated(policy, name), 300);
     ASSERT_TRUE(r.ok()) << describe(r);
     const fs::path db = temp_root() / (name + ".db");
-    auto store = open_store(db);
-    const std::string run = only_run(*store);
+    auto store = open_store_at(db);
+    const std::string run = only_run_in(*store);
     EXPECT_EQ(store->get_run(run)->state, "finished");
     EXPECT_EQ(store->get_run(run)->mode, "search");
     checked_attempts(*store, run);
@@ -129,7 +120,10 @@ TEST(SearchCli, EveryPolicyRunsToItsBudgetOnOneGraphAndShowsItAsATree) {
     EXPECT_NE(r.out.find("search: policy " + policy), std::string::npos) << r.out;
     ProcessResult shown = run_kforge({"show", run, "--store", db.string()});
     ASSERT_TRUE(shown.ok()) << describe(shown);
-    EXPECT_NE(shown.out.find("search graph:\n- default schedule"), std::string::npos) << shown.out;
+    const size_t tree = shown.out.find("search graph:\n");
+    ASSERT_NE(tree, std::string::npos) << shown.out;
+    const std::string first = shown.out.substr(tree + 14, 20);  // the root, '*' when the best
+    EXPECT_TRUE(first == "- default schedule [" || first == "* default schedule [") << shown.out;
     EXPECT_NE(shown.out.find("\n  "), std::string::npos) << "children are indented";
     EXPECT_NE(shown.out.find("* "), std::string::npos) << "the best is marked";
   }
@@ -140,8 +134,8 @@ TEST(SearchCli, EveryPolicyRunsToItsBudgetOnOneGraphAndShowsItAsATree) {
 TEST(SearchCli, KilledAtRandomPointsAndResumedReachesTheSameBest) {
   ProcessResult alone = run_kforge(simulated("mcts", "alone", 12), 300);
   ASSERT_TRUE(alone.ok()) << describe(alone);
-  auto store_alone = open_store(temp_root() / "alone.db");
-  const auto expected = checked_attempts(*store_alone, only_run(*store_alone));
+  auto store_alone = open_store_at(temp_root() / "alone.db");
+  const auto expected = checked_attempts(*store_alone, only_run_in(*store_alone));
   ASSERT_GE(expected.size(), 10u);
 
   std::vector<std::string> args = simulated("mcts", "killed", 12);
@@ -159,14 +153,14 @@ TEST(SearchCli, KilledAtRandomPointsAndResumedReachesTheSameBest) {
     auto killed = testing::kill_after_attempts(child, log, db, stored + more, 120);
     ASSERT_TRUE(killed) << killed.error().message();
     run = *killed;
-    auto store = open_store(db);
+    auto store = open_store_at(db);
     EXPECT_EQ(store->get_run(run)->state, "running");
     stored = store->attempts(run)->size();
     ASSERT_LT(stored, expected.size()) << "killed before the end";
   }
   ProcessResult resumed = run_kforge({"search", "--resume", run, "--store", db.string()}, 300);
   ASSERT_TRUE(resumed.ok()) << describe(resumed);
-  auto store = open_store(db);
+  auto store = open_store_at(db);
   EXPECT_EQ(store->get_run(run)->state, "finished");
   EXPECT_EQ(checked_attempts(*store, run), expected);
   EXPECT_EQ(summary_of("killed")["best"]["key"], summary_of("alone")["best"]["key"]);
@@ -188,8 +182,8 @@ TEST(SearchCli, TwoJobsCompileInParallelAndJudgeEachCandidateOnce) {
                   (temp_root() / "jobs_out").string(), "-q"},
                  600);
   ASSERT_TRUE(r.ok()) << describe(r);
-  auto store = open_store(db);
-  const std::string run = only_run(*store);
+  auto store = open_store_at(db);
+  const std::string run = only_run_in(*store);
   checked_attempts(*store, run);
   const nlohmann::json s = summary_of("jobs");
   EXPECT_EQ(s["search"]["jobs"], 2);
@@ -216,7 +210,7 @@ TEST(SearchCli, AFinishedSearchIsNotResumedNorAnOptimizeRunAsASearch) {
        "--no-final", "--store", db.string(), "--out", (temp_root() / "done_out").string(), "-q"},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
-  const std::string run = only_run(*open_store(db));
+  const std::string run = only_run_in(*open_store_at(db));
   ProcessResult again = run_kforge({"search", "--resume", run, "--store", db.string()});
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("has finished already"), std::string::npos) << again.err;
@@ -243,8 +237,8 @@ TEST(SearchCli, AnLlmPlannerProposesTheMovesOfAGreedySearch) {
        "0.02", "--no-final", "--store", db.string(), "--out", (temp_root() / "llm_out").string()},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
-  auto store = open_store(db);
-  const std::string run = only_run(*store);
+  auto store = open_store_at(db);
+  const std::string run = only_run_in(*store);
   std::vector<std::string> moves;
   const auto attempts = store->attempts(run);
   ASSERT_TRUE(attempts);

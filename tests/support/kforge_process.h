@@ -95,6 +95,20 @@ class KforgeChild {
   int status_ = 0;
 };
 
+// The store at `db`, opened for a test's checks (the test binary stops when it does not open).
+inline std::unique_ptr<SqliteStore> open_store_at(const std::filesystem::path& db) {
+  auto s = SqliteStore::open(db);
+  KF_CHECK(s.has_value()) << s.error().message();
+  return std::move(*s);
+}
+
+// The id of the store's only run (the test binary stops when there is not exactly one).
+inline std::string only_run_in(Store& store) {
+  auto runs = store.list_runs();
+  KF_CHECK(runs && runs->size() == 1);
+  return runs->front().id;
+}
+
 // The log's text ("" when it cannot be read).
 inline std::string log_text(const std::filesystem::path& log) {
   auto t = read_file(log);
