@@ -35,6 +35,21 @@ void by_prediction(std::vector<Proposal>& ps) {
   });
 }
 
+void prior_order(std::vector<Proposal>& ps, double parent_predicted_s) {
+  std::vector<Proposal> strategies, knobs, unlikely;
+  for (Proposal& p : ps) {
+    if (parent_predicted_s > 0 && p.predicted_s > kUnlikely * parent_predicted_s)
+      unlikely.push_back(std::move(p));
+    else
+      (p.move.kind == "knob" ? knobs : strategies).push_back(std::move(p));
+  }
+  by_prediction(knobs);
+  by_prediction(unlikely);
+  ps = std::move(strategies);
+  for (auto* rest : {&knobs, &unlikely})
+    for (Proposal& p : *rest) ps.push_back(std::move(p));
+}
+
 namespace {
 
 // Hill climbing from the best in the planner's order (its rules rank the strategies), then the
@@ -125,7 +140,7 @@ class Beam final : public Policy {
         const Node* b = s.graph.find(k);
         if (!b || !expandable(s, *b)) continue;
         std::vector<Proposal> ms = moves_of(s, *b);
-        by_prediction(ms);
+        prior_order(ms, b->predicted_s);
         for (size_t i = 0; i < ms.size() && i < static_cast<size_t>(expand_); ++i)
           if (std::none_of(queue_.begin(), queue_.end(),
                            [&](const Proposal& q) { return q.child.key == ms[i].child.key; }))

@@ -3,11 +3,12 @@
 //              loop's way of working, without its confirmations)
 //   best-of-n  independent samples: random walks of 1 to 4 uniformly random moves from the root
 //   beam       a beam of the `width` fastest nodes; each round every beam node is expanded with
-//              its `expand` most promising moves (the cost model's ranking); a child slower than
-//              its parent does not enter the next beam (the regression gate)
+//              its first `expand` moves in the prior order (the planner's strategies in its
+//              order, then knobs by the cost model); a child slower than its parent does not
+//              enter the next beam (the regression gate)
 //   mcts       UCT over moves with progressive widening (a node of n visits has at most
 //              ceil(n^0.5) children), reward = best time / time below the node (the best value
-//              backed up), expansion in the cost model's order, dead ends pruned
+//              backed up), expansion in the prior order, dead ends pruned
 //   evolve     islands of small populations: tournament parents, mutation by a move or a knob,
 //              crossover of recipes, novelty checked before judging (a new candidate, and a
 //              trait cell of the archive it would fill or improve on by prediction), migration

@@ -1,5 +1,5 @@
 // MCTS over moves (policy.h): UCT with progressive widening, the best value backed up, expansion
-// in the cost model's order, dead ends pruned.
+// in the prior order (the planner's, the cost model's for knobs), dead ends pruned.
 #include <cmath>
 #include <map>
 #include <set>
@@ -54,12 +54,12 @@ class Mcts final : public Policy {
   }
 
  private:
-  // Loads a node's moves once, in the cost model's order.
+  // Loads a node's moves once, in the prior order (policy_internal.h).
   std::vector<Proposal>& moves(SearchState& s, Node& x) {
     auto it = untried_.find(x.key());
     if (it != untried_.end()) return it->second;
     std::vector<Proposal> ms = moves_of(s, x);
-    by_prediction(ms);
+    prior_order(ms, x.predicted_s);
     return untried_[x.key()] = std::move(ms);
   }
 
