@@ -76,11 +76,8 @@ int run_optimize(const OptimizeArgs& a) {
   if (!a.resume.empty())
     if (auto run = (*store)->get_run(a.resume)) {
       spec = run->brain;
-      if (auto stored = OptimizeOptions::from_json(run->options)) {
-        if (llm_args.config.empty()) llm_args.config = stored->llm_args.config;
-        if (!llm_args.max_tokens) llm_args.max_tokens = stored->llm_args.max_tokens;
-        if (!llm_args.max_cost) llm_args.max_cost = stored->llm_args.max_cost;
-      }
+      if (auto stored = OptimizeOptions::from_json(run->options))
+        llm_args = llm_args.over(stored->llm_args);
     }
   if (team_uses_llm(spec)) {
     o.llm_args = LlmRun::to_store(llm_args);

@@ -46,11 +46,8 @@ int run_search(SearchArgs& a) {
   if (!a.resume.empty())
     if (auto run = (*store)->get_run(a.resume)) {
       spec = run->brain;
-      if (auto stored = search::SearchOptions::from_json(run->options)) {
-        if (a.llm.config.empty()) a.llm.config = stored->llm_args.config;
-        if (!a.llm.max_tokens) a.llm.max_tokens = stored->llm_args.max_tokens;
-        if (!a.llm.max_cost) a.llm.max_cost = stored->llm_args.max_cost;
-      }
+      if (auto stored = search::SearchOptions::from_json(run->options))
+        a.llm = a.llm.over(stored->llm_args);
     }
   if (team_uses_llm(spec)) {
     a.o.llm_args = LlmRun::to_store(a.llm);

@@ -93,6 +93,10 @@ struct OptimizeOptions {
     std::string config;  // "" : ./kforge.toml when present, else the OPENAI_* variables
     std::optional<int64_t> max_tokens;
     std::optional<double> max_cost;
+    // These, each given one replacing the stored one (a resume's options over the run's).
+    LlmArgs over(const LlmArgs& stored) const;
+    nlohmann::json to_json() const;
+    static LlmArgs from_json(const nlohmann::json& j);  // missing or mistyped fields: unset
   } llm_args;
 
   nlohmann::json to_json() const;

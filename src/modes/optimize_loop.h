@@ -35,7 +35,7 @@ inline constexpr double kTuneWhenBelow = 1.15;
 using agents::CandidateMsg;
 
 inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return now_epoch_s();
 }
 
 class Loop {

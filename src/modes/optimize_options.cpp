@@ -28,10 +28,31 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"simulate", simulate},
           {"record", record},
           {"sim_latency_s", sim_latency_s},
-          {"llm",
-           {{"config", llm_args.config},
-            {"max_tokens", llm_args.max_tokens ? nlohmann::json(*llm_args.max_tokens) : nullptr},
-            {"max_cost", llm_args.max_cost ? nlohmann::json(*llm_args.max_cost) : nullptr}}}};
+          {"llm", llm_args.to_json()}};
+}
+
+OptimizeOptions::LlmArgs OptimizeOptions::LlmArgs::over(const LlmArgs& stored) const {
+  LlmArgs out = *this;
+  if (out.config.empty()) out.config = stored.config;
+  if (!out.max_tokens) out.max_tokens = stored.max_tokens;
+  if (!out.max_cost) out.max_cost = stored.max_cost;
+  return out;
+}
+
+nlohmann::json OptimizeOptions::LlmArgs::to_json() const {
+  return {{"config", config},
+          {"max_tokens", max_tokens ? nlohmann::json(*max_tokens) : nullptr},
+          {"max_cost", max_cost ? nlohmann::json(*max_cost) : nullptr}};
+}
+
+OptimizeOptions::LlmArgs OptimizeOptions::LlmArgs::from_json(const nlohmann::json& j) {
+  LlmArgs a;
+  if (!j.is_object()) return a;
+  if (j.contains("config") && j["config"].is_string()) a.config = j["config"].get<std::string>();
+  if (j.contains("max_tokens") && j["max_tokens"].is_number_integer())
+    a.max_tokens = j["max_tokens"].get<int64_t>();
+  if (j.contains("max_cost") && j["max_cost"].is_number()) a.max_cost = j["max_cost"].get<double>();
+  return a;
 }
 
 Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
@@ -68,13 +89,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
-    if (const auto l = j.find("llm"); l != j.end() && l->is_object()) {
-      o.llm_args.config = l->value("config", std::string());
-      if (l->contains("max_tokens") && !(*l)["max_tokens"].is_null())
-        o.llm_args.max_tokens = (*l)["max_tokens"].get<int64_t>();
-      if (l->contains("max_cost") && !(*l)["max_cost"].is_null())
-        o.llm_args.max_cost = (*l)["max_cost"].get<double>();
-    }
+    if (j.contains("llm")) o.llm_args = LlmArgs::from_json(j["llm"]);
     return o;
   } catch (const nlohmann::json::exception& e) {
     return Status::error(std::string("run options: ") + e.what());

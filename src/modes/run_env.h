@@ -11,6 +11,7 @@
 //   EvalOptions e = eval_options_for((*env)->eval_settings(seed, 0.3, 1.0), (*env)->compiled, ...);
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -27,6 +28,11 @@
 #include "store/store.h"
 
 namespace kf {
+
+// Wall-clock seconds since the epoch: what runs store as their start and budget time against.
+inline double now_epoch_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 struct RunEnvOptions {
   std::filesystem::path task_dir;

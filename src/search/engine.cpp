@@ -27,7 +27,7 @@ constexpr double kQuickStopFactor = 3.0;
 constexpr size_t kRefineTop = 3;
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return now_epoch_s();
 }
 
 class Engine {
@@ -67,12 +67,8 @@ class Engine {
   }
   void say(const std::string& line) const { events_.emit(Note{run_id_, line}); }
   SearchState state() {
-    return SearchState{.graph = graph_,
-                       .space = *space_,
-                       .rng = rng_,
-                       .results = results_,
-                       .root = root_,
-                       .evals_left = o_.budget_evals - log_->evaluations()};
+    return SearchState{
+        .graph = graph_, .space = *space_, .rng = rng_, .results = results_, .root = root_};
   }
 
   SearchOptions o_;

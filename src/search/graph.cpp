@@ -21,7 +21,6 @@ Node& SearchGraph::add(agents::CandidateMsg c, const std::string& parent, Move m
   n->predicted_s = predicted_s;
   if (Node* p = find(parent)) {
     n->depth = p->depth + 1;
-    n->island = p->island;
     p->children.push_back(n->key());
   }
   const std::string key = n->key();
@@ -65,12 +64,7 @@ std::vector<Node*> SearchGraph::nodes() {
 }
 
 std::string tree_text(const std::vector<AttemptRecord>& attempts) {
-  struct Line {
-    const AttemptRecord* a;
-    std::string parent;
-  };
   std::map<std::string, std::vector<const AttemptRecord*>> below;  // parent key -> attempts
-  std::set<std::string> judged;
   std::string best;
   double best_s = 0;
   for (const AttemptRecord& a : attempts) {

@@ -51,9 +51,7 @@ struct Node {
   // The policies' bookkeeping.
   std::vector<std::string> children;  // keys, in the order they were added
   int visits = 0;
-  double value = 0;   // the best reward seen below (MCTS backs the best value up)
   bool dead = false;  // pruned: failed, or nothing left to expand
-  int island = 0;
 
   const std::string& key() const { return candidate.key; }
   bool ok() const { return judged && verdict == Verdict::ok && min_s > 0; }

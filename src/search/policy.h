@@ -44,7 +44,6 @@ struct SearchState {
   Rng& rng;
   const std::map<std::string, RunResult>& results;  // judged node key -> its result
   std::string root;                                 // the root's key
-  int evals_left = 0;
   const RunResult* result_of(const std::string& key) const {
     auto it = results.find(key);
     return it == results.end() ? nullptr : &it->second;

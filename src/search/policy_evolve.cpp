@@ -36,7 +36,6 @@ class Evolve final : public Policy {
     for (Node* x : nodes) {
       auto it = island_of_.find(x->key());
       const size_t island = it == island_of_.end() ? 0 : it->second;
-      x->island = static_cast<int>(island);
       if (!x->ok()) continue;
       join(s, island, x->key());
       const std::string cell = SearchSpace::traits(x->candidate);

@@ -26,10 +26,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"record", record},
           {"sim_latency_s", sim_latency_s},
           {"remeasure", remeasure},
-          {"llm",
-           {{"config", llm_args.config},
-            {"max_tokens", llm_args.max_tokens ? nlohmann::json(*llm_args.max_tokens) : nullptr},
-            {"max_cost", llm_args.max_cost ? nlohmann::json(*llm_args.max_cost) : nullptr}}},
+          {"llm", llm_args.to_json()},
           {"policy_options",
            {{"beam_width", p.beam_width},
             {"beam_expand", p.beam_expand},
@@ -67,10 +64,7 @@ Expected<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
     o.remeasure = j.value("remeasure", false);
-    // The LLM arguments are read by OptimizeOptions' reader (the same object).
-    nlohmann::json as_optimize = {{"task_dir", o.task_dir.string()}};
-    if (j.contains("llm")) as_optimize["llm"] = j["llm"];
-    if (auto opt = OptimizeOptions::from_json(as_optimize)) o.llm_args = opt->llm_args;
+    if (j.contains("llm")) o.llm_args = OptimizeOptions::LlmArgs::from_json(j["llm"]);
     if (const auto p = j.find("policy_options"); p != j.end() && p->is_object()) {
       PolicyOptions& q = o.policy_options;
       q.beam_width = p->value("beam_width", q.beam_width);

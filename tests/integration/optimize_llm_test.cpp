@@ -243,7 +243,7 @@ TEST(OptimizeLlm, AMixedTeamLlmPlannerBuiltinImplementerOnATeTask) {
 TEST(OptimizeLlm, FaultsAreRetriedReAskedOrStopTheRunResumably) {
   auto server = serve("faults.json");
   std::vector<std::string> a =
-      args(task_without_te(), "llm", settings_for(*server, "faults", 2), "faults");
+      args(task_without_te(), "llm", settings_for(*server, "faults", 3), "faults");
   ProcessResult r = run_kforge(a, 300);
   ASSERT_TRUE(r.ok()) << describe(r);
   EXPECT_NE(r.out.find("refused the key (HTTP 401)"), std::string::npos) << r.out;

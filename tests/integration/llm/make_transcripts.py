@@ -71,7 +71,7 @@ budget = {
 (here / "budget.json").write_text(json.dumps(budget, indent=1) + "\n")
 
 # Faults of the endpoint and of the model's replies, through `kforge optimize` (the settings
-# give each attempt 2 s and one retry): a 429 with Retry-After and a 500 are retried; a body
+# give each attempt 3 s and one retry): a 429 with Retry-After and a 500 are retried; a body
 # that is not JSON and a reply cut short are each asked again once (the second break fails the
 # step: not applicable); a reply with no code block is asked again, and the re-ask's first
 # attempt hangs past the timeout and is retried; then a 401 stops the run, resumable. The
