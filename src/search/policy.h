@@ -7,7 +7,8 @@
 //              order, then knobs by the cost model); a child slower than its parent does not
 //              enter the next beam (the regression gate)
 //   mcts       UCT over moves with progressive widening (a node of n visits has at most
-//              ceil(n^0.5) children), reward = best time / time below the node (the best value
+//              ceil(0.5 n^0.5) children; a stalled node, none of whose children is faster than
+//              it, widens regardless), reward = best time / time below the node (the best value
 //              backed up), expansion in the prior order, dead ends pruned
 //   evolve     islands of small populations: tournament parents, mutation by a move or a knob,
 //              crossover of recipes, novelty checked before judging (a new candidate, and a

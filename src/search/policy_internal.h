@@ -17,6 +17,11 @@ void by_prediction(std::vector<Proposal>& ps);
 inline constexpr double kUnlikely = 3.0;
 void prior_order(std::vector<Proposal>& ps, double parent_predicted_s);
 std::unique_ptr<Policy> make_mcts(const PolicyOptions& o);
+// MCTS's widening rule: a node with `expanded` children (of which `pending` are still being
+// judged) may take one more when its `visits` allow it (progressive widening, ceil(0.5 n^0.5)),
+// or when it has stalled: its children are judged and none was faster than it (`improved`
+// false), so its next move in the prior order is tried, as greedy would.
+bool mcts_may_widen(int visits, int expanded, int pending, bool improved);
 std::unique_ptr<Policy> make_evolve(const PolicyOptions& o);
 
 }  // namespace kf::search

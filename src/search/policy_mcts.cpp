@@ -4,14 +4,16 @@
 #include <map>
 #include <set>
 
+#include "agents/acceptance.h"
 #include "search/policy_internal.h"
 
 namespace kf::search {
 namespace {
 
-// Progressive widening: a node visited n times may have ceil(kWiden * n^kAlpha) children, so
-// the budget deepens the promising branches instead of trying every move of the root first.
-constexpr double kWiden = 1.0;
+// Progressive widening: a node visited n times may have ceil(kWiden * n^kAlpha) children (one up
+// to 4 visits, two up to 16, three up to 36), so the budget deepens the promising branches instead
+// of trying every move of the root first. A stalled node widens regardless (mcts_may_widen).
+constexpr double kWiden = 0.5;
 constexpr double kAlpha = 0.5;
 
 class Mcts final : public Policy {
@@ -63,6 +65,19 @@ class Mcts final : public Policy {
     return untried_[x.key()] = std::move(ms);
   }
 
+  // Whether a child of x (or a node below one) is faster than x by the acceptance margin; a root
+  // that failed is improved on by anything that passed.
+  bool improved(SearchState& s, const Node& x) const {
+    for (const std::string& k : x.children) {
+      const Node* c = s.graph.find(k);
+      if (!c || c->parent != x.key()) continue;
+      auto it = best_below_.find(k);
+      if (it == best_below_.end() || it->second <= 0) continue;
+      if (!x.ok() || agents::acceptance_policy().faster(it->second, x.min_s)) return true;
+    }
+    return false;
+  }
+
   double uct(const Node& parent, const Node& child, double best) const {
     auto it = best_below_.find(child.key());
     const double q = it == best_below_.end() || it->second <= 0 ? 0 : best / it->second;
@@ -81,10 +96,10 @@ class Mcts final : public Policy {
         while (!untried.empty() &&
                (s.graph.find(untried.front().child.key) || taken_.count(untried.front().child.key)))
           untried.erase(untried.begin());
-        const int allowed =
-            static_cast<int>(std::ceil(kWiden * std::pow(std::max(1, x->visits), kAlpha)));
         const int expanded = static_cast<int>(x->children.size()) + pending_[x->key()];
-        if (!untried.empty() && expanded < allowed) return x;
+        if (!untried.empty() &&
+            mcts_may_widen(x->visits, expanded, pending_[x->key()], improved(s, *x)))
+          return x;
         Node* pick = nullptr;
         for (const std::string& k : x->children) {
           Node* c = s.graph.find(k);
@@ -114,6 +129,12 @@ class Mcts final : public Policy {
 };
 
 }  // namespace
+
+bool mcts_may_widen(int visits, int expanded, int pending, bool improved) {
+  const int allowed = static_cast<int>(std::ceil(kWiden * std::pow(std::max(1, visits), kAlpha)));
+  const bool stalled = expanded > 0 && pending == 0 && !improved;
+  return expanded < allowed || stalled;
+}
 
 std::unique_ptr<Policy> make_mcts(const PolicyOptions& o) {
   return std::make_unique<Mcts>(o);
