@@ -91,6 +91,9 @@ void print_report(const TaskCheckReport& r) {
       for (size_t i = 0; i < c.diagnostics.size() && i < 6; ++i)
         fmt::print("          {}\n", terminal_text(c.diagnostics[i]));
   }
+  if (!r.items.empty() && r.items.front().scope == "todo")
+    fmt::print("  {} to fill in: edit the lines above, then run kforge check again\n",
+               r.items.size());
   std::fflush(stdout);
 }
 

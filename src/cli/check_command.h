@@ -4,8 +4,10 @@
 // dtype and the baseline, when the task declares one (built with its libraries), each pass the
 // judge against the f64 oracle on every test shape with N fresh seeds and at the bench shape.
 // Each check prints pass/fail with its worst error's share of the tolerance and the margin that
-// leaves. Exit status 0 only when every check of every task passes; 1 otherwise. With --time,
-// also times the reference at the bench shape (tasks aim for 0.05-2 s).
+// leaves. A skeleton from `kforge new` with placeholders left gets one failed line per
+// placeholder instead (what to fill in, where). Exit status 0 only when every check of every task
+// passes; 1 otherwise. With --time, also times the reference at the bench shape (tasks aim for
+// 0.05-2 s).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -8,6 +8,7 @@
 #include "cli/eval_command.h"
 #include "cli/llm_serve_command.h"
 #include "cli/lower_command.h"
+#include "cli/new_command.h"
 #include "cli/optimize_command.h"
 #include "cli/replay_command.h"
 #include "cli/search_command.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   kf::add_doctor_command(app);
   kf::add_lower_command(app);
   kf::add_check_command(app);
+  kf::add_new_command(app);
   kf::add_bench_command(app);
   kf::add_optimize_command(app);
   kf::add_search_command(app);

@@ -10,6 +10,7 @@
 #include "harness/te_oracle.h"
 #include "support/fs.h"
 #include "task/task_identity.h"
+#include "task/task_skeleton.h"
 
 namespace kf {
 namespace {
@@ -175,6 +176,22 @@ CheckItem Checker::bench(const Solution& s) const {
   return item;
 }
 
+// One failed item per placeholder left in a skeleton (task/task_skeleton.h): the loader would stop
+// at the first with a message about types, where the user needs the list of what to fill in.
+std::vector<CheckItem> missing_items(const std::filesystem::path& dir) {
+  auto toml = read_file(dir / "task.toml");
+  if (!toml) return {};  // the loader says why
+  auto reference = read_file(dir / "reference.cpp");
+  std::vector<CheckItem> items;
+  for (const MissingField& m : missing_fields(*toml, reference ? *reference : ""))
+    items.push_back(
+        {.solution = "task",
+         .scope = "todo",
+         .verdict = "incomplete",
+         .message = (dir / m.file).string() + ":" + std::to_string(m.line) + ": " + m.what});
+  return items;
+}
+
 }  // namespace
 
 std::string_view check_status_name(CheckStatus s) {
@@ -243,6 +260,11 @@ nlohmann::json TaskCheckReport::to_json() const {
 TaskCheckReport check_task(const std::filesystem::path& dir, const TaskCheckOptions& o) {
   const auto t0 = Clock::now();
   TaskCheckReport report{.dir = dir.string()};
+  report.items = missing_items(dir);
+  if (!report.items.empty()) {
+    report.seconds = since(t0);
+    return report;
+  }
   CheckItem load{.solution = "task", .scope = "load"};
   auto task = load_identified_task(dir);
   if (!task) {

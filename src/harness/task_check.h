@@ -9,6 +9,9 @@
 //   return r.passed() ? 0 : 1;
 //
 // The checks, in order (a task that does not load has only the first):
+//   task      / todo    only for a skeleton that `kforge new` wrote and the user has not finished:
+//                       one failed item (verdict "incomplete") per placeholder left
+//                       (task/task_skeleton.h missing_fields), and no other check
 //   task      / load    task.toml and reference.cpp load and validate; the task's identity
 //   te        / tests   the TE spec agrees with reference<double> on every test shape (`seeds`
 //                       fresh inputs each); only for a task with a spec
@@ -59,9 +62,10 @@ enum class CheckStatus { pass, fail, skipped };
 
 struct CheckItem {
   std::string solution;  // "task", "te", "reference", "baseline"
-  std::string scope;     // "load", "tests", "bench"
+  std::string scope;     // "todo", "load", "tests", "bench"
   CheckStatus status = CheckStatus::fail;
-  std::string verdict;  // the judge's verdict; "error" when the task or the environment failed
+  std::string verdict;  // the judge's verdict; "error" when the task or the environment failed;
+                        // "incomplete" for a placeholder left in a skeleton
   std::string message;  // one line: what happened
   std::vector<std::string> diagnostics;
   double worst_share = 0;  // of the tolerance, over every judged shape and seed
