@@ -6,6 +6,7 @@
 #include "cli/check_command.h"
 #include "cli/doctor_command.h"
 #include "cli/eval_command.h"
+#include "cli/export_command.h"
 #include "cli/llm_serve_command.h"
 #include "cli/lower_command.h"
 #include "cli/new_command.h"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   kf::add_runs_commands(app);
   kf::add_llm_serve_command(app);
   kf::add_replay_command(app);
+  kf::add_export_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

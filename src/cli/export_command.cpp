@@ -1,0 +1,78 @@
+#include "cli/export_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <memory>
+
+#include "cli/cli_output.h"
+#include "export/export_run.h"
+#include "store/sqlite_store.h"
+
+namespace kf {
+namespace {
+
+struct ExportArgs {
+  ExportOptions options;
+  std::string out, task, store;
+};
+
+int run_export(ExportArgs a) {
+  const std::filesystem::path db =
+      a.store.empty() ? default_store_path() : std::filesystem::path(a.store);
+  if (!std::filesystem::exists(db)) {
+    print_error(
+        fmt::format("no run store at {} (--store or $KFORGE_STORE names another)", db.string()));
+    return 2;
+  }
+  auto store = SqliteStore::open(db);
+  if (!store) {
+    print_error(store.error().message());
+    return 2;
+  }
+  a.options.out_dir = a.out;
+  a.options.task_dir = a.task;
+  auto r = export_run(**store, a.options);
+  if (!r) {
+    print_error(r.error().message());
+    return 2;
+  }
+  for (const std::string& w : r->warnings) fmt::print(stderr, "warning: {}\n", terminal_text(w));
+  fmt::print("exported {} from run {} (task {}, candidate {}: {}, {}) to {}\n", r->function,
+             r->run_id, terminal_text(r->task), r->candidate_key, r->kind, terminal_text(r->recipe),
+             a.out);
+  fmt::print("  target: {}\n  flags: {}\n  files: {}\n", r->target_note, r->flags,
+             fmt::join(r->files, " "));
+  fmt::print(
+      "  use: add_subdirectory({}) and target_link_libraries(your_target PRIVATE {}); "
+      "#include \"{}.h\" and call {}(...)\n",
+      a.out, r->function, r->function, r->call);
+  return 0;
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto a = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "export",
+      "Write a run's best kernel as a header, a source and a CMake target (docs/export.md)");
+  cmd->add_option("run", a->options.run, "The run (its id, or a prefix of one; see `kforge runs`)")
+      ->required();
+  cmd->add_option("-o,--output", a->out, "The folder to write (created if needed)")->required();
+  cmd->add_option("--target", a->options.target,
+                  "native, avx512, avx2 or scalar: generated kernels are generated again for it, "
+                  "written ones only get its flags (default: the build the run judged)");
+  auto* ns = cmd->add_option("--namespace", a->options.ns,
+                             "The function's namespace (default kforge_TASK)");
+  cmd->add_flag("--c-linkage", a->options.c_linkage,
+                "Declare the function extern \"C\" (a header C can include) instead of in a "
+                "namespace")
+      ->excludes(ns);
+  cmd->add_option("--task", a->task,
+                  "The task folder, if it moved since the run (default: the run's)");
+  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->callback([a] { throw CLI::RuntimeError(run_export(*a)); });
+}
+
+}  // namespace kf
