@@ -20,7 +20,8 @@
 //   - f-suffixed literals become T(1.5f): the same float value at T = float, a double at T =
 //   double;
 //   - expf, sqrtf, fmaxf, ... become std::exp, std::sqrt, std::fmax, ... (the float overload at
-//     T = float, the double one in the oracle); FLT_MAX, FLT_MIN, FLT_EPSILON become
+//     T = float, the double one in the oracle; but given an integer argument, as in powf(x, 2),
+//     std::pow computes in double at T = float too); FLT_MAX, FLT_MIN, FLT_EPSILON become
 //     std::numeric_limits<T>;
 //   - parameters go into the kernel ABI's order (inputs, outputs, dims, scalars); a size of
 //     another type than int64_t (int, size_t) is received as int64_t and copied into a local of

@@ -173,6 +173,9 @@ Status HeadParser::params(size_t b, size_t e, ParsedSignature& sig) const {
       if (x != "," || depth > 0) continue;
     }
     if (start == i) return fail(i, "empty parameter");
+    // The loader allows 64 of each role; past that the name check below would be quadratic.
+    if (sig.params.size() >= 4 * kMaxNames)
+      return fail(start, fmt::format("more than {} parameters", 4 * kMaxNames));
     auto p = param(start, i, sig.template_param);
     if (!p) return p.error();
     for (const SignatureParam& q : sig.params)

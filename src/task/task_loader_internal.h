@@ -12,6 +12,7 @@
 
 #include "support/text_scan.h"
 #include "task/task.h"
+#include "task/task_skeleton.h"
 
 namespace kf::task_detail {
 
@@ -32,7 +33,12 @@ class Loader {
       const auto& b = at->source().begin;
       where += ":" + std::to_string(b.line) + ":" + std::to_string(b.column);
     }
-    return Status::error(where + ": " + what);
+    // A skeleton's placeholder (task_skeleton.h) is refused like any wrong value, but says so.
+    const bool placeholder = at && at->is_string() && at->as_string()->get() == kPlaceholder;
+    return Status::error(where + ": " + what +
+                         (placeholder ? " (\"TODO\" is a placeholder from kforge new: fill it in; "
+                                        "kforge check lists every one left)"
+                                      : ""));
   }
 
   // A required key of `tbl` (a table node), or an error at the table.

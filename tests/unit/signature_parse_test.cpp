@@ -227,6 +227,11 @@ TEST(SignatureParse, JunkNeverCrashes) {
     if (r) (void)check_kernel_signature(*r);
     (void)find_kernel(s + " {}", "");
   }
+  // A huge parameter list is refused early, not checked pairwise.
+  std::string wide = "void f(";
+  for (int i = 0; i < 20000; ++i) wide += "float* p" + std::to_string(i) + ", ";
+  wide += "int n)";
+  EXPECT_NE(parse_error(wide).find("more than 256 parameters"), std::string::npos);
   // Deep nesting is not recursion.
   const std::string deep = "void f(const float* x, float* y" + std::string(100000, '(') + ")";
   EXPECT_FALSE(parse_signature(deep).has_value());

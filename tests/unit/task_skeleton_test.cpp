@@ -31,8 +31,13 @@ TEST(TaskSkeleton, ListsEachFieldToFillAndLoadsOnceFilled) {
       "alpha = 2.5f)");
   std::string toml = skeleton_toml(sig, {.name = "gemv", .dtype = DType::f32, .origin = "g.cpp"});
   ASSERT_TRUE(parse_toml_text(toml, "task.toml", 0).has_value());
-  // As written, it does not load: a placeholder is not a shape.
-  EXPECT_FALSE(parse_task(toml, "task.toml").has_value());
+  // As written, it does not load: a placeholder is not a shape, and the loader says what it is.
+  auto unfilled = parse_task(toml, "task.toml");
+  ASSERT_FALSE(unfilled.has_value());
+  EXPECT_NE(unfilled.error().message().find("'shape' must be an array (\"TODO\" is a placeholder "
+                                            "from kforge new"),
+            std::string::npos)
+      << unfilled.error().message();
 
   const std::vector<MissingField> m = missing_fields(toml, "");
   std::vector<std::string> what;
