@@ -8,7 +8,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
   build-essential g++ clang libomp-dev cmake ninja-build pkg-config git ca-certificates \
-  libgtest-dev libgmock-dev libbenchmark-dev \
+  libgtest-dev libgmock-dev \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev \
-  python3 python3-jsonschema clang-format universal-ctags
+  python3 python3-jsonschema clang-format universal-ctags tmux

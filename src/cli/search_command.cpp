@@ -6,8 +6,10 @@
 #include "cli/cli_output.h"
 #include "cli/llm_run.h"
 #include "modes/optimize_report.h"
+#include "modes/progress_bar.h"
 #include "search/engine.h"
 #include "store/sqlite_store.h"
+#include "support/interrupt.h"
 
 namespace kf {
 namespace {
@@ -20,6 +22,7 @@ struct SearchArgs {
 };
 
 int run_search(SearchArgs& a) {
+  install_interrupt_handler();  // Ctrl-C stops the search cleanly, resumable
   auto store =
       SqliteStore::open(a.store.empty() ? default_store_path() : std::filesystem::path(a.store));
   if (!store) {
@@ -34,11 +37,21 @@ int run_search(SearchArgs& a) {
     }
     a.o.events = &events;
   }
-  if (!a.quiet)
-    a.o.progress = [](const std::string& s) {
-      fmt::print("{}\n", s);
-      std::fflush(stdout);
-    };
+  // Progress lines, and on a terminal the live bar with its estimate of the time left.
+  std::unique_ptr<ProgressBar> bar;
+  if (!a.quiet) {
+    bar = std::make_unique<ProgressBar>(a.o.events, ProgressBar::wanted());
+    a.o.events = bar.get();
+    a.o.progress = [b = bar.get()](const std::string& s) { b->print_line(s); };
+  }
+  if (!a.resume.empty()) {  // a prefix of one run's id is enough
+    auto run = find_run(**store, a.resume);
+    if (!run) {
+      print_error(run.error().message());
+      return 2;
+    }
+    a.resume = run->id;
+  }
   // The LLM brain's session when the team (of the run resumed, too) has an LLM role; a resumed
   // run's stored arguments are used unless given again.
   std::unique_ptr<LlmRun> llm;
@@ -76,11 +89,11 @@ int run_search(SearchArgs& a) {
   if (llm) fmt::print("{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
-    return 2;
+    return interrupted_exit_code(2);
   }
   fmt::print("\n{}{}", optimize_summary_text(r->summary), search::search_summary_text(r->summary));
   fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
-  return 0;
+  return interrupted_exit_code(0);
 }
 
 }  // namespace

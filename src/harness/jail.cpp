@@ -24,6 +24,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "support/interrupt.h"
+
 namespace kf {
 namespace {
 
@@ -474,7 +476,8 @@ Expected<ProcessResult> run_jailed(const JailSpec& spec, double timeout_s, size_
   while (open_pipes > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    // An interrupted run (support/interrupt.h) kills the child as at its deadline.
+    if (left.count() <= 0 || interrupted()) {
       r.timed_out = true;
       break;
     }

@@ -22,6 +22,7 @@
 #include "harness/worker_protocol.h"
 #include "sandbox_rules.h"
 #include "support/fs.h"
+#include "support/interrupt.h"
 
 extern char** environ;
 
@@ -384,6 +385,9 @@ RunOutcome Worker::transact(uint32_t op, int first_set, int reps, double timeout
     if (left.count() <= 0)
       return die(Verdict::timeout,
                  fmt::format("{}: timed out after {:.1f} s (wall clock)", what, timeout_s));
+    // An interrupted run (support/interrupt.h) waits for nothing; what the verdict says is
+    // discarded unrecorded.
+    if (interrupted()) return die(Verdict::crash, fmt::format("{}: {}", what, interrupt_reason()));
     struct pollfd p[2] = {{reply_fd_, POLLIN, 0}, {notify_fd_, POLLIN, 0}};
     int n = poll(p, 2, static_cast<int>(std::min<long>(left.count() + 1, 1000)));
     if (n < 0 && errno != EINTR) return die(Verdict::crash, "poll failed");

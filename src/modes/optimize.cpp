@@ -49,15 +49,16 @@ Expected<RunResult> Loop::measure(const CandidateMsg& c, const std::string& kind
 Expected<OptimizeResult> Loop::run() {
   KF_RETURN_IF_ERROR(setup());
   KF_RETURN_IF_ERROR(start());
-  KF_RETURN_IF_ERROR(judge_first());
+  if (Status first = judge_first(); !first.ok())
+    return halted() ? halted_before_a_best(store_, run_id_, "optimize", halted_) : first;
   while (budget_left()) {
     auto go_on = step();
-    if (!go_on) return go_on.error();
-    if (!*go_on || halted()) break;
+    if (!go_on && !halted()) return go_on.error();
+    if (!go_on || !*go_on || halted()) break;
   }
-  // A halted team (a spent LLM budget, an endpoint that stopped answering) leaves the run
-  // stopped, not finished: the step it was in wrote nothing, so a resume replays to this point
-  // and goes on from it.
+  // A halted run (Ctrl-C, a spent LLM budget, an endpoint that stopped answering) is left
+  // interrupted or stopped, not finished: the step it was in wrote nothing (an error on the way
+  // out of it is the halt's), so a resume replays to this point and goes on from it.
   if (halted()) {
     stop_reason_ = halted_;
     say(fmt::format("stopped: {}\n  `kforge optimize --resume {}` continues the run", halted_,
@@ -268,7 +269,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   if (!run) return run.error();
   if (run->mode != "optimize")
     return Status::error("run " + run_id + " is a " + run->mode + " run");
-  if (run->state != "running" && run->state != "stopped")
+  if (!resumable_state(run->state))
     return Status::error("run " + run_id + " has " + run->state + " already");
   auto o = OptimizeOptions::from_json(run->options);
   if (!o) return o.error();

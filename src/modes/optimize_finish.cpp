@@ -58,8 +58,12 @@ Expected<OptimizeResult> Loop::finish() {
   out.reused = log_->reused();
   out.stop_reason = stop_reason_;
   out.first_label = first_label_;
-  if (o_.final_run && halted_.empty()) {
+  if (o_.final_run && !halted()) {
     auto f = measure(best_, "final", "final");
+    if (!f && halted()) {  // interrupted during the final run: finished without it
+      stop_reason_ = halted_;
+      return finish();
+    }
     if (!f) return f.error();
     // The final run judges the best again on fresh inputs. A best that fails there (a thin
     // margin the search's inputs did not expose, or a crash) is not handed out: the next
@@ -83,6 +87,10 @@ Expected<OptimizeResult> Loop::finish() {
       best_result_ = next->result;
       new_best();
       f = measure(best_, "final", "final");
+      if (!f && halted()) {
+        stop_reason_ = halted_;
+        return finish();
+      }
       if (!f) return f.error();
     }
     out.best = best_;
@@ -93,8 +101,7 @@ Expected<OptimizeResult> Loop::finish() {
   out.summary =
       optimize_summary(env_->compiled.task, o_, out, log_->reference_median(), log_->journey());
   KF_RETURN_IF_ERROR(write_optimize_outputs(env_->compiled.task, out));
-  KF_RETURN_IF_ERROR(
-      store_.update_run(run_id_, halted_.empty() ? "finished" : "stopped", best_.key, out.summary));
+  KF_RETURN_IF_ERROR(store_.update_run(run_id_, end_state(halted_), best_.key, out.summary));
   events_.emit(RunEnded{.run_id = run_id_,
                         .stop_reason = stop_reason_,
                         .best_candidate = best_.key,

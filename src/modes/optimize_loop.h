@@ -22,6 +22,7 @@
 #include "modes/run_env.h"
 #include "modes/run_log.h"
 #include "schedule/compiled_task.h"
+#include "support/interrupt.h"
 
 namespace kf::optimize_detail {
 
@@ -138,10 +139,11 @@ class Loop {
   bool final_tuned_ = false;     // the whole recipe was tuned once
   bool tune_pending_ = false;    // the newest accepted step's knobs are not tuned yet
   std::string stop_reason_ = "budget spent";
-  // Why the team halted (agents::Brain::halted): the run stops there, resumable ("" while not).
+  // Why the run halts: Ctrl-C (support/interrupt.h) or its team (agents::Brain::halted). The
+  // run stops there, resumable ("" while not).
   std::string halted_;
   bool halted() {
-    if (halted_.empty()) halted_ = env_->brain.halted();
+    if (halted_.empty()) halted_ = interrupted() ? interrupt_reason() : env_->brain.halted();
     return !halted_.empty();
   }
   // Candidates that passed (the run log's) that the final run falls back to, at most.

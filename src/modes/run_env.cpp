@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "support/interrupt.h"
+
 namespace kf {
 
 Expected<std::unique_ptr<RunEnv>> RunEnv::make(const RunEnvOptions& o) {
@@ -100,6 +102,19 @@ agents::WorkContext RunEnv::work(const agents::CandidateMsg* best, int threads) 
   in.compile.cxx = options_.cxx;
   in.compile.extra_flags = target.compile_flags;
   return in;
+}
+
+std::string end_state(const std::string& halted) {
+  if (halted.empty()) return "finished";
+  return interrupted() ? "interrupted" : "stopped";
+}
+
+Status halted_before_a_best(Store& store, const std::string& run_id, const std::string& mode,
+                            const std::string& why) {
+  KF_RETURN_IF_ERROR(store.update_run(run_id, end_state(why), "", {}));
+  return Status::error(fmt::format(
+      "{} before the first candidate was judged: `kforge {} --resume {}` starts it again", why,
+      mode, run_id));
 }
 
 EvalSettings RunEnv::eval_settings(uint64_t seed, double min_time_s,

@@ -115,4 +115,12 @@ class RunEnv {
   agents::Judge* judge_ = nullptr;
 };
 
+// The state a run ends in: "finished", or when it halted (`halted` is why), "interrupted" for
+// Ctrl-C or SIGTERM and "stopped" for its team; both can be resumed.
+std::string end_state(const std::string& halted);
+// A run halted before its first candidate was judged: left interrupted or stopped with nothing
+// to report; the error says so and how to resume.
+Status halted_before_a_best(Store& store, const std::string& run_id, const std::string& mode,
+                            const std::string& why);
+
 }  // namespace kf

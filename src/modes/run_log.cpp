@@ -1,5 +1,7 @@
 #include "modes/run_log.h"
 
+#include "support/interrupt.h"
+
 namespace kf {
 
 std::string candidate_label(const agents::CandidateMsg& c) {
@@ -38,8 +40,12 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   } else {
     EvalOptions e = options;
     e.label = label;
+    // An interrupted run records nothing more: a judgement cut short is not a verdict on the
+    // candidate, and a resume measures it again (support/interrupt.h).
+    if (interrupted()) return Status::error(kInterrupted);
     auto judged = c_.judge->judge(*c_.task, c.source, e);
     if (!judged) return judged.error();
+    if (interrupted()) return Status::error(kInterrupted);
     r = *judged;
   }
   ++evaluations_;

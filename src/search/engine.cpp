@@ -16,6 +16,7 @@
 #include "modes/run_log.h"
 #include "search/policy_internal.h"
 #include "search/rank_correlation.h"
+#include "support/interrupt.h"
 
 namespace kf::search {
 namespace {
@@ -91,7 +92,7 @@ class Engine {
   // Why the team halted (agents::Brain::halted): the search stops there, resumable.
   std::string halted_;
   bool halted() {
-    if (halted_.empty()) halted_ = env_->brain.halted();
+    if (halted_.empty()) halted_ = interrupted() ? interrupt_reason() : env_->brain.halted();
     return !halted_.empty();
   }
 };
@@ -255,7 +256,8 @@ Expected<bool> Engine::refine() {
 Expected<SearchResult> Engine::run() {
   KF_RETURN_IF_ERROR(setup());
   KF_RETURN_IF_ERROR(start());
-  KF_RETURN_IF_ERROR(judge_root());
+  if (Status root = judge_root(); !root.ok())
+    return halted() ? halted_before_a_best(store_, run_id_, "search", halted_) : root;
   const int main_budget =
       std::max(1, static_cast<int>(std::lround(o_.budget_evals *
                                                (1.0 - std::clamp(o_.refine_share, 0.0, 1.0)))));
@@ -268,23 +270,25 @@ Expected<SearchResult> Engine::run() {
       break;
     }
     auto nodes = process(std::move(batch));
+    if (!nodes && halted()) break;  // the batch's judged nodes are in; the rest is replayed
     if (!nodes) return nodes.error();
     policy_->observe(s, *nodes);
+  }
+  if (!halted() && budget_left(o_.budget_evals)) say("refining the knobs of the fastest nodes");
+  while (!halted() && budget_left(o_.budget_evals)) {
+    auto more = refine();
+    if (!more && halted()) break;
+    if (!more) return more.error();
+    if (!*more) {
+      if (stop_reason_ == "evaluation budget spent") stop_reason_ = "no new neighbour to refine";
+      break;
+    }
   }
   if (halted()) {
     stop_reason_ = halted_;
     say(fmt::format("stopped: {}\n  `kforge search --resume {}` continues the search", halted_,
                     run_id_));
     return finish();
-  }
-  if (budget_left(o_.budget_evals)) say("refining the knobs of the fastest nodes");
-  while (budget_left(o_.budget_evals)) {
-    auto more = refine();
-    if (!more) return more.error();
-    if (!*more) {
-      if (stop_reason_ == "evaluation budget spent") stop_reason_ = "no new neighbour to refine";
-      break;
-    }
   }
   if (now_s() - started_ >= o_.budget_time_s) stop_reason_ = "time budget spent";
   say("stop: " + stop_reason_);
@@ -307,13 +311,19 @@ Expected<SearchResult> Engine::finish() {
   if (ranked.empty()) return Status::error("no candidate passed");
   const Node* best = ranked.front();
   out.first_label = candidate_label(graph_.find(root_)->candidate);
-  if (o_.final_run && halted_.empty()) {
+  if (o_.final_run && !halted()) {
     // The final run judges the best again on fresh inputs, side by side with the reference and
     // the library; a best that fails it gives way to the next fastest node (at most 3 tries).
     for (size_t i = 0; i < ranked.size() && i < 3; ++i) {
       best = ranked[i];
       auto f = log_->measure(best->candidate, "final", "final",
                              eval_options(best->candidate.threads, "final"));
+      if (!f && halted()) {  // interrupted during the final run: finished without it
+        out.final_result.reset();
+        best = ranked.front();
+        stop_reason_ = halted_;
+        break;
+      }
       if (!f) return f.error();
       out.final_result = *f;
       if (f->verdict == Verdict::ok) break;
@@ -356,8 +366,7 @@ Expected<SearchResult> Engine::finish() {
       {"wall_s", wall},
       {"evals_per_minute", wall > 0 ? 60.0 * log_->evaluations() / wall : 0.0}};
   KF_RETURN_IF_ERROR(write_optimize_outputs(env_->compiled.task, out));
-  KF_RETURN_IF_ERROR(store_.update_run(run_id_, halted_.empty() ? "finished" : "stopped",
-                                       best->key(), out.summary));
+  KF_RETURN_IF_ERROR(store_.update_run(run_id_, end_state(halted_), best->key(), out.summary));
   events_.emit(RunEnded{.run_id = run_id_,
                         .stop_reason = stop_reason_,
                         .best_candidate = best->key(),
@@ -383,7 +392,7 @@ Expected<SearchResult> resume_search(const std::string& run_id, Store& store,
   auto run = store.get_run(run_id);
   if (!run) return run.error();
   if (run->mode != "search") return Status::error("run " + run_id + " is a " + run->mode + " run");
-  if (run->state != "running" && run->state != "stopped")
+  if (!resumable_state(run->state))
     return Status::error("run " + run_id + " has " + run->state + " already");
   auto o = SearchOptions::from_json(run->options);
   if (!o) return o.error();

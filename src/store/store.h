@@ -76,8 +76,10 @@ struct RunRecord {
   std::string task_dir, task_name;
   std::string mode;  // "optimize", "search", "chat"
   std::string brain;
-  nlohmann::json options;              // the mode's options, as given
-  std::string state = "running";       // "running", "stopped" (resumable), "finished", "failed"
+  nlohmann::json options;  // the mode's options, as given
+  // "running" (or killed while it ran), "stopped" (its team halted it), "interrupted" (Ctrl-C or
+  // SIGTERM), "finished", "failed". The first three can be resumed (resumable_state).
+  std::string state = "running";
   std::string created_at, updated_at;  // ISO 8601 UTC; filled by the store when empty
   std::string best_candidate;          // a candidate key, or ""
   nlohmann::json summary;
@@ -85,6 +87,10 @@ struct RunRecord {
   nlohmann::json to_json() const;
   static Expected<RunRecord> from_json(const nlohmann::json& j);
 };
+
+inline bool resumable_state(const std::string& state) {
+  return state == "running" || state == "stopped" || state == "interrupted";
+}
 
 // A candidate solution; global, keyed by content (source, flags, toolchain, target).
 struct CandidateRecord {
@@ -195,6 +201,11 @@ class Store {
   virtual Expected<std::vector<LlmExchangeRecord>> llm_exchanges(const std::string& run_id);
   virtual Expected<int> next_llm_exchange_seq(const std::string& run_id);
 };
+
+// The run whose id is `id`, else the only run whose id starts with it (what every command that
+// names a run accepts). Fails naming the id when no run matches, or listing some of the matches
+// when several do.
+Expected<RunRecord> find_run(Store& store, const std::string& id);
 
 // The identity of one evaluation: a hash of the candidate key, the task identity, the machine
 // fingerprint and the thread count. 32 hex digits. The task identity must cover every file of

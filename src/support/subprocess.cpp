@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "support/interrupt.h"
+
 namespace kf {
 namespace {
 
@@ -75,7 +77,9 @@ Expected<ProcessResult> run_process(const ProcessOptions& o) {
   char buf[65536];
   while (open_fds > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
+    // An interrupted run waits for nothing: the child is killed like one past its deadline
+    // (which also keeps a compile cut short out of the compile cache).
+    if (left.count() <= 0 || interrupted()) {
       r.timed_out = true;
       kill(-pid, SIGKILL);
       break;

@@ -80,6 +80,12 @@ class KforgeChild {
     pid_ = -1;
     return true;
   }
+  // Sends `sig` (SIGINT: as Ctrl-C would) while it runs.
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+  // The wait status, once ended() said so.
+  int status() const { return status_; }
   // SIGKILL and reap; returns the wait status.
   int kill() {
     if (pid_ > 0) {
