@@ -1,5 +1,7 @@
 // kforge: finds fast kernels by proposing, compiling, testing and profiling candidates.
 // This is the command-line entry point; each subcommand lives in its own file.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
@@ -21,7 +23,8 @@ int main(int argc, char** argv) {
   // process of the same user may read it (/proc/<pid>/mem, ptrace) or get a core dump of it.
   kf::make_judge_undumpable();
   CLI::App app{"kforge: feedback-driven kernel optimization"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("kforge ") + KFORGE_VERSION);
   app.fallthrough();
   bool unsafe = false;
   app.add_flag("--unsafe-sandbox", unsafe,
@@ -48,5 +51,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  // No subcommand: say what there is, as --help does.
+  if (app.get_subcommands().empty()) fmt::print("{}", app.help());
   return 0;
 }

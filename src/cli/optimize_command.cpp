@@ -11,9 +11,11 @@
 #include "cli/llm_run.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
+#include "modes/progress_bar.h"
 #include "search/engine.h"
 #include "search/graph.h"
 #include "store/sqlite_store.h"
+#include "support/interrupt.h"
 #include "support/json_text.h"
 
 namespace kf {
@@ -47,10 +49,20 @@ Expected<std::unique_ptr<SqliteStore>> open_store(const std::string& path) {
 }
 
 int run_optimize(const OptimizeArgs& a) {
+  install_interrupt_handler();  // Ctrl-C stops the run cleanly, resumable
   auto store = open_store(a.store);
   if (!store) {
     print_error(store.error().message());
     return 2;
+  }
+  std::string resume = a.resume;  // a prefix of one run's id is enough
+  if (!resume.empty()) {
+    auto run = find_run(**store, resume);
+    if (!run) {
+      print_error(run.error().message());
+      return 2;
+    }
+    resume = run->id;
   }
   OptimizeOptions o;
   JsonLinesReporter events;
@@ -61,11 +73,13 @@ int run_optimize(const OptimizeArgs& a) {
     }
     o.events = &events;
   }
-  if (!a.quiet)
-    o.progress = [](const std::string& s) {
-      fmt::print("{}\n", s);
-      std::fflush(stdout);
-    };
+  // Progress lines, and on a terminal the live bar with its estimate of the time left.
+  std::unique_ptr<ProgressBar> bar;
+  if (!a.quiet) {
+    bar = std::make_unique<ProgressBar>(o.events, ProgressBar::wanted());
+    o.events = bar.get();
+    o.progress = [b = bar.get()](const std::string& s) { b->print_line(s); };
+  }
   // The LLM brain's session, made when the team (of the run resumed, too) has an LLM role.
   std::unique_ptr<LlmRun> llm;
   std::string spec = a.config.empty() ? a.brain : "";
@@ -73,8 +87,8 @@ int run_optimize(const OptimizeArgs& a) {
     if (auto c = agents::read_brain_config(a.config)) spec = c->spec;
   // A resumed run's LLM arguments are the stored ones, each overridden when given again.
   LlmRunArgs llm_args{a.llm_config, a.max_tokens, a.max_cost};
-  if (!a.resume.empty())
-    if (auto run = (*store)->get_run(a.resume)) {
+  if (!resume.empty())
+    if (auto run = (*store)->get_run(resume)) {
       spec = run->brain;
       if (auto stored = OptimizeOptions::from_json(run->options))
         llm_args = llm_args.over(stored->llm_args);
@@ -91,8 +105,8 @@ int run_optimize(const OptimizeArgs& a) {
     o.llm = llm->session();
   }
   Expected<OptimizeResult> r = Status::error("no task");
-  if (!a.resume.empty()) {
-    r = resume_optimize(a.resume, **store, o);
+  if (!resume.empty()) {
+    r = resume_optimize(resume, **store, o);
   } else {
     if (a.task_dir.empty()) {
       fmt::print(stderr, "error: name a task directory, or --resume RUN\n");
@@ -130,14 +144,14 @@ int run_optimize(const OptimizeArgs& a) {
   if (llm) fmt::print("{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
-    return 2;
+    return interrupted_exit_code(2);
   }
   fmt::print("\n{}", optimize_summary_text(r->summary));
   fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
   if (!events.status().ok())
     fmt::print(stderr, "warning: {} ({}): its events are incomplete\n", events.status().message(),
                a.events);
-  return 0;
+  return interrupted_exit_code(0);
 }
 
 }  // namespace
@@ -217,11 +231,70 @@ void add_optimize_command(CLI::App& app) {
   cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
 }
 
+constexpr const char* kRunsSchema = "kforge-runs/1";
+
+// The runs as a table: long task names are cut so the columns stay aligned.
+void print_runs_table(const nlohmann::json& rows) {
+  const auto cut = [](std::string s, size_t n) {
+    if (s.size() > n) s = s.substr(0, n - 1) + "~";
+    return s;
+  };
+  const auto num = [](const nlohmann::json& j, const char* fmt_spec, double scale) {
+    return j.is_number() ? fmt::format(fmt::runtime(fmt_spec), j.get<double>() * scale)
+                         : std::string("-");
+  };
+  fmt::print("{:<22} {:<8} {:<11} {:<28} {:>11} {:>7} {:>7} {:>5}  {}\n", "run", "mode", "state",
+             "task", "best", "vs ref", "vs lib", "evals", "updated");
+  for (const nlohmann::json& r : rows)
+    fmt::print("{:<22} {:<8} {:<11} {:<28} {:>11} {:>7} {:>7} {:>5}  {}\n",
+               terminal_text(r["id"].get<std::string>()), r["mode"].get<std::string>(),
+               r["state"].get<std::string>(), terminal_text(cut(r["task"].get<std::string>(), 28)),
+               num(r["best_median_s"], "{:.3f} ms", 1e3), num(r["vs_reference"], "{:.2f}x", 1),
+               num(r["vs_library"], "{:.2f}x", 1),
+               r["evaluations"].is_number() ? std::to_string(r["evaluations"].get<int>()) : "-",
+               r["updated_at"].get<std::string>().substr(0, 19));
+}
+
+// One run's line of `kforge runs`, as JSON (docs/runs.schema.json, "kforge-runs/1"): what the
+// record says, and from its summary the best's median time, its speedups over the reference and
+// the library in the final side-by-side run (null when there was none) and the evaluations.
+nlohmann::json run_row(const RunRecord& r) {
+  const nlohmann::json& s = r.summary;
+  const auto number = [](const nlohmann::json& j) -> nlohmann::json {
+    return j.is_number() && j.get<double>() > 0 ? j : nlohmann::json();
+  };
+  nlohmann::json best = nullptr, vs_ref = nullptr, vs_lib = nullptr, evals = nullptr;
+  if (s.is_object()) {
+    if (s.contains("best") && s["best"].is_object())
+      best = number(s["best"].value("median_s", 0.0));
+    if (s.contains("final") && s["final"].is_object()) {
+      const nlohmann::json& f = s["final"];
+      if (f.contains("vs_reference")) vs_ref = number(f["vs_reference"].value("median", 0.0));
+      if (f.contains("vs_baseline")) vs_lib = number(f["vs_baseline"].value("median", 0.0));
+    }
+    if (s.contains("evaluations") && s["evaluations"].is_number_integer()) evals = s["evaluations"];
+  }
+  return {{"id", r.id},
+          {"mode", r.mode},
+          {"state", r.state},
+          {"task", r.task_name},
+          {"task_dir", r.task_dir},
+          {"brain", r.brain},
+          {"created_at", r.created_at},
+          {"updated_at", r.updated_at},
+          {"best_median_s", best},
+          {"vs_reference", vs_ref},
+          {"vs_library", vs_lib},
+          {"evaluations", evals}};
+}
+
 void add_runs_commands(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
-  CLI::App* runs = app.add_subcommand("runs", "List the runs in the store");
+  auto runs_json = std::make_shared<bool>(false);
+  CLI::App* runs = app.add_subcommand("runs", "List the runs in the store, newest first");
   runs->add_option("--store", *store_path, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
-  runs->callback([store_path] {
+  runs->add_flag("--json", *runs_json, "Print the runs as JSON (docs/runs.schema.json)");
+  runs->callback([store_path, runs_json] {
     auto store = open_store(*store_path);
     if (!store) {
       print_error(store.error().message());
@@ -232,18 +305,20 @@ void add_runs_commands(CLI::App& app) {
       print_error(list.error().message());
       throw CLI::RuntimeError(2);
     }
-    fmt::print("{:<24} {:<9} {:<10} {:<36} {:<8} {}\n", "run", "mode", "state", "task", "brain",
-               "updated");
-    for (const RunRecord& r : *list)
-      fmt::print("{:<24} {:<9} {:<10} {:<36} {:<8} {}\n", r.id, r.mode, r.state, r.task_name,
-                 r.brain, r.updated_at);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const RunRecord& r : *list) rows.push_back(run_row(r));
+    if (*runs_json) {
+      std::cout << dump_json({{"schema", kRunsSchema}, {"runs", rows}}, 2) << "\n";
+      throw CLI::RuntimeError(0);
+    }
+    print_runs_table(rows);
     throw CLI::RuntimeError(0);
   });
 
   auto show = std::make_shared<std::pair<std::string, std::string>>();
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("show", "Print one run: its attempts and its result");
-  cmd->add_option("run", show->first, "Run id")->required();
+  cmd->add_option("run", show->first, "Run id (or a prefix of exactly one)")->required();
   cmd->add_option("--store", show->second, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
   cmd->add_flag("--json", *json, "Print the run, its attempts and messages as JSON");
   cmd->callback([show, json] {
@@ -252,12 +327,15 @@ void add_runs_commands(CLI::App& app) {
       print_error(store.error().message());
       throw CLI::RuntimeError(2);
     }
-    auto run = (*store)->get_run(show->first);
-    auto attempts = (*store)->attempts(show->first);
-    auto messages = (*store)->messages(show->first);
-    if (!run || !attempts || !messages) {
-      print_error(!run ? run.error().message()
-                       : (!attempts ? attempts.error().message() : messages.error().message()));
+    auto run = find_run(**store, show->first);
+    if (!run) {
+      print_error(run.error().message());
+      throw CLI::RuntimeError(2);
+    }
+    auto attempts = (*store)->attempts(run->id);
+    auto messages = (*store)->messages(run->id);
+    if (!attempts || !messages) {
+      print_error(!attempts ? attempts.error().message() : messages.error().message());
       throw CLI::RuntimeError(2);
     }
     if (*json) {
@@ -278,10 +356,10 @@ void add_runs_commands(CLI::App& app) {
                  a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
     if (run->mode == "search") fmt::print("\nsearch graph:\n{}", search::tree_text(*attempts));
     const bool summarized = run->summary.is_object() && run->summary.contains("best");
-    if ((run->state == "finished" || run->state == "stopped") && summarized)
+    if (run->state != "running" && run->state != "failed" && summarized)
       fmt::print("\n{}{}", optimize_summary_text(run->summary),
                  search::search_summary_text(run->summary));
-    if (run->state == "running" || run->state == "stopped")
+    if (resumable_state(run->state))
       fmt::print("\nnot finished: `kforge {} --resume {}` continues it\n", run->mode, run->id);
     throw CLI::RuntimeError(0);
   });

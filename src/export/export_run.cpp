@@ -246,26 +246,6 @@ std::vector<std::string> export_target_names() {
   return {"native", "avx512", "avx2", "scalar"};
 }
 
-Expected<RunRecord> find_run(Store& store, const std::string& id) {
-  if (id.empty()) return Status::error("no run id given (`kforge runs` lists them)");
-  auto runs = store.list_runs();
-  if (!runs) return runs.error();
-  std::vector<const RunRecord*> matches;
-  for (const RunRecord& r : *runs) {
-    if (r.id == id) return r;
-    if (r.id.starts_with(id)) matches.push_back(&r);
-  }
-  if (matches.size() == 1) return *matches.front();
-  if (matches.empty())
-    return Status::error(
-        fmt::format("no run '{}' in the store (`kforge runs` lists them)", terminal_text(id)));
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < matches.size() && i < 4; ++i) ids.push_back(matches[i]->id);
-  return Status::error(fmt::format("run id prefix '{}' matches {} runs ({}{}): give more of the id",
-                                   terminal_text(id), matches.size(), fmt::join(ids, ", "),
-                                   matches.size() > ids.size() ? ", ..." : ""));
-}
-
 Expected<ExportResult> export_run(Store& store, const ExportOptions& o) {
   const std::vector<std::string> known = export_target_names();
   if (!o.target.empty() && std::find(known.begin(), known.end(), o.target) == known.end())

@@ -52,10 +52,6 @@ struct ExportResult {
   std::vector<std::string> warnings;  // the task folder changed since the run, ...
 };
 
-// The run whose id is `id`, else the only run whose id starts with it. Fails naming the id
-// when no run matches, or listing some of the matches when several do.
-Expected<RunRecord> find_run(Store& store, const std::string& id);
-
 Expected<ExportResult> export_run(Store& store, const ExportOptions& options);
 
 // The names --target accepts, in the order the help lists them.

@@ -1,6 +1,7 @@
 #include "store/store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "support/hash.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -256,6 +258,26 @@ std::string utc_timestamp() {
 std::filesystem::path default_store_path() {
   if (const char* p = std::getenv("KFORGE_STORE"); p && *p) return p;
   return std::filesystem::current_path() / ".kforge" / "runs.db";
+}
+
+Expected<RunRecord> find_run(Store& store, const std::string& id) {
+  if (id.empty()) return Status::error("no run id given (`kforge runs` lists them)");
+  auto runs = store.list_runs();
+  if (!runs) return runs.error();
+  std::vector<const RunRecord*> matches;
+  for (const RunRecord& r : *runs) {
+    if (r.id == id) return r;
+    if (r.id.starts_with(id)) matches.push_back(&r);
+  }
+  if (matches.size() == 1) return *matches.front();
+  if (matches.empty())
+    return Status::error(
+        fmt::format("no run '{}' in the store (`kforge runs` lists them)", terminal_text(id)));
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < matches.size() && i < 4; ++i) ids.push_back(matches[i]->id);
+  return Status::error(fmt::format("run id prefix '{}' matches {} runs ({}{}): give more of the id",
+                                   terminal_text(id), matches.size(), fmt::join(ids, ", "),
+                                   matches.size() > ids.size() ? ", ..." : ""));
 }
 
 }  // namespace kf
