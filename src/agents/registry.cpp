@@ -10,6 +10,7 @@
 #include "agents/files/brain.h"
 #include "agents/llm/brain.h"
 #include "agents/roles.h"
+#include "support/json_text.h"
 #include "support/text_scan.h"
 
 namespace kf::agents {
@@ -191,6 +192,30 @@ Expected<Brain> make_brain(const std::string& spec, const BrainOptions& options)
     b.halted = [session = *s] { return session->halted(); };
   }
   return b;
+}
+
+nlohmann::json StrategyFilter::to_json() const {
+  return {{"only", only}, {"skip", skip}};
+}
+
+StrategyFilter StrategyFilter::from_json(const nlohmann::json& j) {
+  StrategyFilter f;
+  if (!j.is_object()) return f;
+  for (const char* field : {"only", "skip"}) {
+    if (!j.contains(field) || !j[field].is_array()) continue;
+    for (const nlohmann::json& s : j[field])
+      if (s.is_string()) (field[0] == 'o' ? f.only : f.skip).insert(s.get<std::string>());
+  }
+  return f;
+}
+
+Status StrategyFilter::check() const {
+  for (const std::set<std::string>* ids : {&only, &skip})
+    for (const std::string& id : *ids)
+      if (!find_strategy(id))
+        return Status::error("'" + terminal_text(id) +
+                             "' is not a strategy of the catalog (`kforge strategies` lists them)");
+  return {};
 }
 
 std::vector<Plan> Planner::proposals(const PlanInput& in, size_t max) {

@@ -67,6 +67,19 @@ struct WorkContext {
   CompileOptions compile;              // how candidates are compiled (their keys' flags)
 };
 
+// Which strategies of the catalog a planner may choose (`--only`, `--skip`): all by default.
+struct StrategyFilter {
+  std::set<std::string> only, skip;  // only empty: every strategy not skipped
+  bool allows(const std::string& strategy) const {
+    return (only.empty() || only.count(strategy)) && !skip.count(strategy);
+  }
+  bool empty() const { return only.empty() && skip.empty(); }
+  nlohmann::json to_json() const;
+  static StrategyFilter from_json(const nlohmann::json& j);  // missing or mistyped: all
+  // Fails naming the first id that is not in the strategy catalog.
+  Status check() const;
+};
+
 struct PlanInput {
   const CompiledTask* task = nullptr;
   const CandidateMsg* best = nullptr;
@@ -74,6 +87,7 @@ struct PlanInput {
   std::set<std::string> tried;  // plans already tried from this best (no gain or refused)
   MoveContext ctx;
   double stop_fraction = 0.9;  // stop when the best is this close to the roofline
+  StrategyFilter filter;       // the built-in planner proposes only what it allows
 };
 
 class Planner {

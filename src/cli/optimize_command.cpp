@@ -9,6 +9,7 @@
 #include "agents/roles.h"
 #include "cli/cli_output.h"
 #include "cli/llm_run.h"
+#include "cli/strategy_options.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
 #include "modes/progress_bar.h"
@@ -20,6 +21,10 @@
 
 namespace kf {
 namespace {
+
+// `optimize --json`: the run's id, its output folder and its summary (summary.json's content)
+// as one document (docs/schemas/optimize.schema.json).
+constexpr const char* kOptimizeSchema = "kforge-optimize/1";
 
 struct OptimizeArgs {
   std::string task_dir, resume, store, out;
@@ -37,8 +42,10 @@ struct OptimizeArgs {
   int tune_budget = 8;
   double stop_at = OptimizeOptions{}.stop_fraction;
   bool no_final = false, no_profile = false, remeasure = false;
+  agents::StrategyFilter strategies;
   std::string stage_times = OptimizeOptions{}.stage_times;
   bool quiet = false;
+  bool json = false;  // the summary as one JSON document on stdout, progress lines on stderr
   std::string llm_config;  // the LLM brain's settings ([llm] table)
   std::optional<int64_t> max_tokens;
   std::optional<double> max_cost;
@@ -75,7 +82,9 @@ int run_optimize(const OptimizeArgs& a) {
   }
   // Progress lines, and on a terminal the live bar with its estimate of the time left.
   std::unique_ptr<ProgressBar> bar;
-  if (!a.quiet) {
+  if (!a.quiet && a.json)  // stdout holds the JSON document
+    o.progress = [](const std::string& s) { fmt::print(stderr, "{}\n", s); };
+  if (!a.quiet && !a.json) {
     bar = std::make_unique<ProgressBar>(o.events, ProgressBar::wanted());
     o.events = bar.get();
     o.progress = [b = bar.get()](const std::string& s) { b->print_line(s); };
@@ -139,15 +148,21 @@ int run_optimize(const OptimizeArgs& a) {
     o.profile = !a.no_profile;
     o.stage_times = a.stage_times;
     o.remeasure = a.remeasure;
+    o.strategies = a.strategies;
     r = optimize(o, **store);
   }
-  if (llm) fmt::print("{}", llm->usage_line());
+  if (llm) fmt::print(a.json ? stderr : stdout, "{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
     return interrupted_exit_code(2);
   }
-  fmt::print("\n{}", optimize_summary_text(r->summary));
-  fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  if (a.json) {
+    print_json(kOptimizeSchema,
+               {{"run", r->run_id}, {"out_dir", r->out_dir.string()}, {"summary", r->summary}});
+  } else {
+    fmt::print("\n{}", optimize_summary_text(r->summary));
+    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  }
   if (!events.status().ok())
     fmt::print(stderr, "warning: {} ({}): its events are incomplete\n", events.status().message(),
                a.events);
@@ -213,6 +228,7 @@ void add_optimize_command(CLI::App& app) {
                   "~0.3 s of calls per best) for the planner to weigh strategies by the time "
                   "they touch: auto (when the best has three or more top-level stages), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
+  add_strategy_filter_options(cmd, a->strategies);
   cmd->add_flag("--remeasure", a->remeasure,
                 "Measure every candidate afresh instead of reading back the store's measurements "
                 "from earlier runs");
@@ -228,10 +244,17 @@ void add_optimize_command(CLI::App& app) {
                   "price for the model in the [llm] settings)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->add_flag("--json", a->json,
+                fmt::format("Print the run's id, output folder and summary as one JSON document "
+                            "(schema \"{}\", docs/json.md); progress lines go to stderr",
+                            kOptimizeSchema));
   cmd->callback([a] { throw CLI::RuntimeError(run_optimize(*a)); });
 }
 
 constexpr const char* kRunsSchema = "kforge-runs/1";
+// `kforge show --json`: the run record, its attempts and messages
+// (docs/schemas/show.schema.json).
+constexpr const char* kShowSchema = "kforge-show/1";
 
 // The runs as a table: long task names are cut so the columns stay aligned.
 void print_runs_table(const nlohmann::json& rows) {
@@ -308,7 +331,7 @@ void add_runs_commands(CLI::App& app) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RunRecord& r : *list) rows.push_back(run_row(r));
     if (*runs_json) {
-      std::cout << dump_json({{"schema", kRunsSchema}, {"runs", rows}}, 2) << "\n";
+      print_json(kRunsSchema, {{"runs", rows}});
       throw CLI::RuntimeError(0);
     }
     print_runs_table(rows);
@@ -320,7 +343,10 @@ void add_runs_commands(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("show", "Print one run: its attempts and its result");
   cmd->add_option("run", show->first, "Run id (or a prefix of exactly one)")->required();
   cmd->add_option("--store", show->second, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
-  cmd->add_flag("--json", *json, "Print the run, its attempts and messages as JSON");
+  cmd->add_flag("--json", *json,
+                fmt::format("Print the run, its attempts and messages as one JSON document "
+                            "(schema \"{}\", docs/json.md)",
+                            kShowSchema));
   cmd->callback([show, json] {
     auto store = open_store(show->second);
     if (!store) {
@@ -344,7 +370,7 @@ void add_runs_commands(CLI::App& app) {
       for (const auto& a : *attempts) j["attempts"].push_back(a.to_json());
       j["messages"] = nlohmann::json::array();
       for (const auto& m : *messages) j["messages"].push_back(m.to_json());
-      std::cout << dump_json(j, 2) << "\n";
+      print_json(kShowSchema, std::move(j));
       throw CLI::RuntimeError(0);
     }
     fmt::print("run {} ({} on {}, brain {}): {}, created {}, updated {}\n", run->id, run->mode,

@@ -5,6 +5,7 @@
 
 #include "cli/cli_output.h"
 #include "cli/llm_run.h"
+#include "cli/strategy_options.h"
 #include "modes/optimize_report.h"
 #include "modes/progress_bar.h"
 #include "search/engine.h"
@@ -14,10 +15,15 @@
 namespace kf {
 namespace {
 
+// `search --json`: the run's id, its output folder and its summary (summary.json's content)
+// as one document (docs/schemas/search.schema.json).
+constexpr const char* kSearchSchema = "kforge-search/1";
+
 struct SearchArgs {
   std::string task_dir, resume, store, out, events;
   search::SearchOptions o;
   bool no_final = false, quiet = false;
+  bool json = false;  // the summary as one JSON document on stdout, progress lines on stderr
   LlmRunArgs llm;  // --llm-config, --max-tokens, --max-cost
 };
 
@@ -39,7 +45,9 @@ int run_search(SearchArgs& a) {
   }
   // Progress lines, and on a terminal the live bar with its estimate of the time left.
   std::unique_ptr<ProgressBar> bar;
-  if (!a.quiet) {
+  if (!a.quiet && a.json)  // stdout holds the JSON document
+    a.o.progress = [](const std::string& s) { fmt::print(stderr, "{}\n", s); };
+  if (!a.quiet && !a.json) {
     bar = std::make_unique<ProgressBar>(a.o.events, ProgressBar::wanted());
     a.o.events = bar.get();
     a.o.progress = [b = bar.get()](const std::string& s) { b->print_line(s); };
@@ -86,13 +94,19 @@ int run_search(SearchArgs& a) {
     a.o.final_run = !a.no_final;
     r = search::search(a.o, **store);
   }
-  if (llm) fmt::print("{}", llm->usage_line());
+  if (llm) fmt::print(a.json ? stderr : stdout, "{}", llm->usage_line());
   if (!r) {
     print_error(r.error().message());
     return interrupted_exit_code(2);
   }
-  fmt::print("\n{}{}", optimize_summary_text(r->summary), search::search_summary_text(r->summary));
-  fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  if (a.json) {
+    print_json(kSearchSchema,
+               {{"run", r->run_id}, {"out_dir", r->out_dir.string()}, {"summary", r->summary}});
+  } else {
+    fmt::print("\n{}{}", optimize_summary_text(r->summary),
+               search::search_summary_text(r->summary));
+    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+  }
   return interrupted_exit_code(0);
 }
 
@@ -140,6 +154,7 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--record", o.record, "Append every judged result to this recording");
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
+  add_strategy_filter_options(cmd, o.strategies);
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_option("--llm-config", a->llm.config,
                   "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")
@@ -151,6 +166,10 @@ void add_search_command(CLI::App& app) {
                   "Stop once the LLM calls cost this many US dollars")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->add_flag("--json", a->json,
+                fmt::format("Print the run's id, output folder and summary as one JSON document "
+                            "(schema \"{}\", docs/json.md); progress lines go to stderr",
+                            kSearchSchema));
   cmd->callback([a] { throw CLI::RuntimeError(run_search(*a)); });
 }
 

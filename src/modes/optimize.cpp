@@ -126,6 +126,7 @@ Expected<bool> Loop::step() {
   pi.tried = tried_;
   pi.ctx = move_context();
   pi.stop_fraction = o_.stop_fraction;
+  pi.filter = env_->strategies();
   KF_RETURN_IF_ERROR(message("profiler", "planner", "Profile", pi.evidence.to_json()));
   agents::Plan plan = env_->brain.planner->plan(pi);
   if (halted()) return false;

@@ -32,6 +32,7 @@
 #include <string>
 
 #include "agents/messages.h"
+#include "agents/roles.h"
 #include "harness/run_result.h"
 #include "modes/events.h"
 #include "store/store.h"
@@ -77,7 +78,8 @@ struct OptimizeOptions {
   // machine and threads) are not read back. The run's own still are, so a resumed run repeats
   // no measurement.
   bool remeasure = false;
-  uint64_t seed = 0;  // input seed; 0: derived from the run id
+  agents::StrategyFilter strategies;  // --only / --skip: what the built-in planner may propose
+  uint64_t seed = 0;                  // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.
   std::string simulate, record;

@@ -43,8 +43,9 @@ struct RunEnvOptions {
   std::string cxx = "g++";
   std::string simulate;  // a recording to replay instead of judging
   double sim_latency_s = 0;
-  std::string record;      // a recording to append every judged result to
-  bool remeasure = false;  // keys of this run's own measurements: nothing read back
+  std::string record;                 // a recording to append every judged result to
+  bool remeasure = false;             // keys of this run's own measurements: nothing read back
+  agents::StrategyFilter strategies;  // what the built-in planner may propose
   std::string run_id;
 };
 
@@ -77,6 +78,7 @@ class RunEnv {
             .sim_latency_s = o.sim_latency_s,
             .record = o.record,
             .remeasure = o.remeasure,
+            .strategies = o.strategies,
             .run_id = run_id};
   }
 
@@ -100,6 +102,7 @@ class RunEnv {
 
   agents::Judge& judge() const { return *judge_; }
   bool simulated() const { return !options_.simulate.empty(); }
+  const agents::StrategyFilter& strategies() const { return options_.strategies; }
   const std::string& cxx() const { return options_.cxx; }
   agents::MoveContext move_context(int threads) const { return {&machine, threads, &target}; }
   // The roles' work context: the task, the best so far, the machine and the compile options.

@@ -59,6 +59,7 @@ struct SearchOptions {
   std::string simulate, record;
   double sim_latency_s = 0;
   bool remeasure = false;
+  agents::StrategyFilter strategies;  // --only / --skip
   PolicyOptions policy_options;
   std::function<void(const std::string&)> progress;
   EventSink* events = nullptr;

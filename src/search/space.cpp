@@ -35,6 +35,7 @@ std::vector<Proposal> SearchSpace::strategies(const CandidateMsg& n, const RunRe
   in.evidence = agents::evidence_from_result(result ? *result : RunResult{}, threads_);
   in.ctx = env_.move_context(threads_);
   in.stop_fraction = 2;  // a search decides when to stop; the planner lists what it can
+  in.filter = env_.strategies();
   std::vector<Proposal> out;
   const std::string proposer = env_.brain.roles.at("planner");
   for (const agents::Plan& plan : env_.brain.planner->proposals(in, max)) {

@@ -393,7 +393,7 @@ Plan rank(const PlanInput& in, const sched::Pipeline& pipeline, std::vector<Prop
     if (std::string m = moves_text(t, pipeline, in.ctx); !m.empty()) moves_seen.insert(m);
   std::vector<Proposal> ok;
   for (Proposal p : props) {
-    if (in.tried.count(p.strategy)) continue;
+    if (in.tried.count(p.strategy) || !in.filter.allows(p.strategy)) continue;
     if (std::string m = moves_text(p.strategy, pipeline, in.ctx);
         !m.empty() && !moves_seen.insert(m).second)
       continue;
@@ -431,6 +431,7 @@ Plan rank(const PlanInput& in, const sched::Pipeline& pipeline, std::vector<Prop
   if (ok.empty()) {
     plan.strategy = "stop";
     plan.why = "every strategy the rules suggest was tried from this best or does not apply";
+    if (!in.filter.empty()) plan.why += " (or is left out by --only/--skip)";
     return plan;
   }
   const Strategy* s = find_strategy(ok[0].strategy);
