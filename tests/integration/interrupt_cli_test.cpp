@@ -68,6 +68,15 @@ nlohmann::json summary_in(const fs::path& out) {
   return nlohmann::json::parse(*text);
 }
 
+// Checks the run was left interrupted with its best kernel and summary; its evaluations.
+int evaluations_of_interrupted(Store& store, const std::string& run, const fs::path& out) {
+  EXPECT_EQ(store.get_run(run)->state, "interrupted");
+  EXPECT_TRUE(fs::exists(out / "best.cpp"));
+  const nlohmann::json s = summary_in(out);
+  EXPECT_EQ(s["stop_reason"], "interrupted (SIGINT)");
+  return s["evaluations"].get<int>();
+}
+
 // Each candidate judged at most once over the run's attempts (the interrupted part and the
 // resumed part together), and no attempt records the interruption as a verdict.
 void expect_nothing_judged_twice(Store& store, const std::string& run) {
@@ -101,11 +110,7 @@ TEST(InterruptCli, OptimizeInATerminalShowsItsEtaAndCtrlCLeavesAResumableRun) {
 
   auto store = open_store_at(db);
   const std::string run = testing::only_run_in(*store);
-  EXPECT_EQ(store->get_run(run)->state, "interrupted");
-  EXPECT_TRUE(fs::exists(out / "best.cpp"));
-  const nlohmann::json s = summary_in(out);
-  EXPECT_EQ(s["stop_reason"], "interrupted (SIGINT)");
-  const int before = s["evaluations"].get<int>();
+  const int before = evaluations_of_interrupted(*store, run, out);
   EXPECT_GE(before, 3);
   EXPECT_LT(before, 14);
   ProcessResult shown = run_kforge({"show", run, "--store", db.string()});
@@ -145,11 +150,7 @@ TEST(InterruptCli, SearchStoppedBySigintIsInterruptedAndResumes) {
 
   auto store = open_store_at(db);
   const std::string run = testing::only_run_in(*store);
-  EXPECT_EQ(store->get_run(run)->state, "interrupted");
-  EXPECT_TRUE(fs::exists(out / "best.cpp"));
-  const nlohmann::json s = summary_in(out);
-  EXPECT_EQ(s["stop_reason"], "interrupted (SIGINT)");
-  const int before = s["evaluations"].get<int>();
+  const int before = evaluations_of_interrupted(*store, run, out);
 
   // The beam's path follows the measurements, so the search may end before its budget.
   ProcessResult resumed =
