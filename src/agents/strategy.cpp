@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+
 #include "schedule/primitives.h"
+#include "support/json_text.h"
 
 namespace kf::agents {
 
@@ -122,6 +126,67 @@ Expected<Realized> realize_recipe(const sched::Pipeline& base, const Recipe& rec
     out.applied_groups.push_back(applied);
   }
   return out;
+}
+
+bool KnobPins::pinned(const std::string& strategy, const std::string& knob) const {
+  auto it = by_strategy.find(strategy);
+  return it != by_strategy.end() && it->second.count(knob);
+}
+
+void KnobPins::apply(const std::string& strategy, Knobs& knobs) const {
+  if (auto it = by_strategy.find(strategy); it != by_strategy.end())
+    for (const auto& [k, v] : it->second) knobs[k] = v;
+}
+
+bool KnobPins::holds(const std::string& strategy, const Knobs& knobs) const {
+  auto it = by_strategy.find(strategy);
+  if (it == by_strategy.end()) return true;
+  for (const auto& [k, v] : it->second)
+    if (auto at = knobs.find(k); at == knobs.end() || at->second != v) return false;
+  return true;
+}
+
+nlohmann::json KnobPins::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [s, knobs] : by_strategy)
+    for (const auto& [k, v] : knobs) j[s][k] = v;
+  return j;
+}
+
+KnobPins KnobPins::from_json(const nlohmann::json& j) {
+  KnobPins p;
+  if (!j.is_object()) return p;
+  for (const auto& [s, knobs] : j.items()) {
+    if (!knobs.is_object()) continue;
+    for (const auto& [k, v] : knobs.items())
+      if (v.is_number_integer()) p.by_strategy[s][k] = v.get<int64_t>();
+  }
+  return p;
+}
+
+Expected<KnobPins> KnobPins::parse(const std::vector<std::string>& texts) {
+  KnobPins p;
+  for (const std::string& t : texts) {
+    const size_t dot = t.find('.'), eq = t.find('=');
+    const auto bad = [&](const std::string& why) {
+      return Status::error(fmt::format("--pin '{}': {}", terminal_text(t), why));
+    };
+    if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+      return bad("expected STRATEGY.KNOB=VALUE, e.g. register_block.mr=6");
+    const std::string strategy = t.substr(0, dot), knob = t.substr(dot + 1, eq - dot - 1);
+    const Strategy* s = find_strategy(strategy);
+    if (!s) return bad("no strategy '" + strategy + "' in the catalog (`kforge strategies`)");
+    const bool known = std::any_of(s->knobs.begin(), s->knobs.end(),
+                                   [&](const Knob& k) { return k.name == knob; });
+    if (!known) return bad(fmt::format("{} has no knob '{}'", strategy, knob));
+    const std::string value = t.substr(eq + 1);
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || v <= 0)
+      return bad("the value must be a positive integer");
+    p.by_strategy[strategy][knob] = v;
+  }
+  return p;
 }
 
 }  // namespace kf::agents

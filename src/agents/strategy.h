@@ -53,10 +53,29 @@ struct MoveGroup {
 };
 
 // What a mechanical form may know besides the pipeline: the machine and the thread count.
+// Knob values a person fixed (`--pin register_block.mr=6`): every step of that strategy the
+// built-in brain makes takes the value, and neither its autotuner nor a search's knob moves
+// change it.
+struct KnobPins {
+  std::map<std::string, Knobs> by_strategy;  // strategy -> knob -> value
+  bool empty() const { return by_strategy.empty(); }
+  bool pinned(const std::string& strategy, const std::string& knob) const;
+  // Sets the pinned knobs of `strategy` in `knobs`.
+  void apply(const std::string& strategy, Knobs& knobs) const;
+  // Whether `knobs` of `strategy` hold every pinned value.
+  bool holds(const std::string& strategy, const Knobs& knobs) const;
+  nlohmann::json to_json() const;
+  static KnobPins from_json(const nlohmann::json& j);  // missing or mistyped: none
+  // From "strategy.knob=value" texts; fails naming a text whose strategy is not in the
+  // catalog, whose knob is not one of the strategy's, or whose value is not a positive integer.
+  static Expected<KnobPins> parse(const std::vector<std::string>& texts);
+};
+
 struct MoveContext {
   const MachineInfo* machine = nullptr;
   int threads = 1;
   const Target* target = nullptr;  // what kernels are generated for (nullptr: AVX-512)
+  const KnobPins* pins = nullptr;  // nullptr: none
 };
 
 using MovesFn = Expected<std::vector<MoveGroup>> (*)(const sched::Pipeline&, const Knobs&,

@@ -43,9 +43,10 @@ struct OptimizeArgs {
   double stop_at = OptimizeOptions{}.stop_fraction;
   bool no_final = false, no_profile = false, remeasure = false;
   agents::StrategyFilter strategies;
+  agents::KnobPins pins;
   std::string stage_times = OptimizeOptions{}.stage_times;
   bool quiet = false;
-  bool json = false;  // the summary as one JSON document on stdout, progress lines on stderr
+  bool json = false;       // the summary as one JSON document on stdout, progress lines on stderr
   std::string llm_config;  // the LLM brain's settings ([llm] table)
   std::optional<int64_t> max_tokens;
   std::optional<double> max_cost;
@@ -121,7 +122,7 @@ int run_optimize(const OptimizeArgs& a) {
       fmt::print(stderr, "error: name a task directory, or --resume RUN\n");
       return 2;
     }
-    o.task_dir = a.task_dir;
+    o.task_dir = std::filesystem::absolute(a.task_dir);  // export and resume work from anywhere
     o.budget_evals = a.budget_evals;
     o.budget_time_s = a.budget_time;
     o.threads = a.threads;
@@ -149,6 +150,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.stage_times = a.stage_times;
     o.remeasure = a.remeasure;
     o.strategies = a.strategies;
+    o.pins = a.pins;
     r = optimize(o, **store);
   }
   if (llm) fmt::print(a.json ? stderr : stdout, "{}", llm->usage_line());
@@ -228,7 +230,7 @@ void add_optimize_command(CLI::App& app) {
                   "~0.3 s of calls per best) for the planner to weigh strategies by the time "
                   "they touch: auto (when the best has three or more top-level stages), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
-  add_strategy_filter_options(cmd, a->strategies);
+  add_steering_options(cmd, a->strategies, a->pins);
   cmd->add_flag("--remeasure", a->remeasure,
                 "Measure every candidate afresh instead of reading back the store's measurements "
                 "from earlier runs");
@@ -316,7 +318,9 @@ void add_runs_commands(CLI::App& app) {
   auto runs_json = std::make_shared<bool>(false);
   CLI::App* runs = app.add_subcommand("runs", "List the runs in the store, newest first");
   runs->add_option("--store", *store_path, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
-  runs->add_flag("--json", *runs_json, "Print the runs as JSON (docs/runs.schema.json)");
+  runs->add_flag("--json", *runs_json,
+                 fmt::format("Print the runs as one JSON document (schema \"{}\", docs/json.md)",
+                             kRunsSchema));
   runs->callback([store_path, runs_json] {
     auto store = open_store(*store_path);
     if (!store) {

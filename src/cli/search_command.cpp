@@ -24,7 +24,7 @@ struct SearchArgs {
   search::SearchOptions o;
   bool no_final = false, quiet = false;
   bool json = false;  // the summary as one JSON document on stdout, progress lines on stderr
-  LlmRunArgs llm;  // --llm-config, --max-tokens, --max-cost
+  LlmRunArgs llm;     // --llm-config, --max-tokens, --max-cost
 };
 
 int run_search(SearchArgs& a) {
@@ -89,7 +89,7 @@ int run_search(SearchArgs& a) {
       fmt::print(stderr, "error: name a task directory, or --resume RUN\n");
       return 2;
     }
-    a.o.task_dir = a.task_dir;
+    a.o.task_dir = std::filesystem::absolute(a.task_dir);  // export and resume work from anywhere
     a.o.out_dir = a.out;
     a.o.final_run = !a.no_final;
     r = search::search(a.o, **store);
@@ -154,7 +154,7 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--record", o.record, "Append every judged result to this recording");
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
-  add_strategy_filter_options(cmd, o.strategies);
+  add_steering_options(cmd, o.strategies, o.pins);
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_option("--llm-config", a->llm.config,
                   "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")

@@ -1,6 +1,6 @@
-// `--only` and `--skip` for the commands that run the built-in planner (optimize, search):
-// strategy ids of the catalog, comma-separated or repeated; an id not in the catalog is refused
-// before anything runs.
+// Steering the built-in brain, for the commands that run it (optimize, search): `--only` and
+// `--skip` (strategy ids of the catalog, comma-separated or repeated) and `--pin
+// STRATEGY.KNOB=VALUE` (repeated). Anything not in the catalog is refused before anything runs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,7 +11,8 @@
 
 namespace kf {
 
-inline void add_strategy_filter_options(CLI::App* cmd, agents::StrategyFilter& filter) {
+inline void add_steering_options(CLI::App* cmd, agents::StrategyFilter& filter,
+                                 agents::KnobPins& pins) {
   const CLI::Validator in_catalog(
       [](std::string& id) {
         return agents::find_strategy(id)
@@ -36,6 +37,21 @@ inline void add_strategy_filter_options(CLI::App* cmd, agents::StrategyFilter& f
          "Never let the built-in planner propose these strategies")
       ->delimiter(',')
       ->check(in_catalog);
+  cmd->add_option_function<std::vector<std::string>>(
+         "--pin",
+         [&pins](const std::vector<std::string>& texts) {
+           if (auto p = agents::KnobPins::parse(texts))
+             for (const auto& [s, knobs] : p->by_strategy)
+               for (const auto& [k, v] : knobs) pins.by_strategy[s][k] = v;
+         },
+         "Hold a knob of a strategy at a value, e.g. register_block.mr=6 (repeatable): the "
+         "built-in brain uses it and its tuning leaves it alone")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            auto p = agents::KnobPins::parse({text});
+            return p ? std::string() : p.error().message();
+          },
+          "STRATEGY.KNOB=VALUE"));
 }
 
 }  // namespace kf

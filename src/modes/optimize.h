@@ -79,6 +79,7 @@ struct OptimizeOptions {
   // no measurement.
   bool remeasure = false;
   agents::StrategyFilter strategies;  // --only / --skip: what the built-in planner may propose
+  agents::KnobPins pins;              // --pin: knob values the built-in brain keeps
   uint64_t seed = 0;                  // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.

@@ -26,6 +26,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"stage_time_s", stage_time_s},
           {"remeasure", remeasure},
           {"strategies", strategies.to_json()},
+          {"pins", pins.to_json()},
           {"simulate", simulate},
           {"record", record},
           {"sim_latency_s", sim_latency_s},
@@ -87,6 +88,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.stage_time_s = j.value("stage_time_s", o.stage_time_s);
     o.remeasure = j.value("remeasure", o.remeasure);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
+    if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
     o.seed = j.value("seed", o.seed);
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());

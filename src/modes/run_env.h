@@ -46,6 +46,7 @@ struct RunEnvOptions {
   std::string record;                 // a recording to append every judged result to
   bool remeasure = false;             // keys of this run's own measurements: nothing read back
   agents::StrategyFilter strategies;  // what the built-in planner may propose
+  agents::KnobPins pins;              // knob values a person fixed
   std::string run_id;
 };
 
@@ -79,6 +80,7 @@ class RunEnv {
             .record = o.record,
             .remeasure = o.remeasure,
             .strategies = o.strategies,
+            .pins = o.pins,
             .run_id = run_id};
   }
 
@@ -103,8 +105,11 @@ class RunEnv {
   agents::Judge& judge() const { return *judge_; }
   bool simulated() const { return !options_.simulate.empty(); }
   const agents::StrategyFilter& strategies() const { return options_.strategies; }
+  const agents::KnobPins& pins() const { return options_.pins; }
   const std::string& cxx() const { return options_.cxx; }
-  agents::MoveContext move_context(int threads) const { return {&machine, threads, &target}; }
+  agents::MoveContext move_context(int threads) const {
+    return {&machine, threads, &target, &options_.pins};
+  }
   // The roles' work context: the task, the best so far, the machine and the compile options.
   agents::WorkContext work(const agents::CandidateMsg* best, int threads) const;
   EvalSettings eval_settings(uint64_t seed, double min_time_s, double final_min_time_s) const;

@@ -27,6 +27,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"sim_latency_s", sim_latency_s},
           {"remeasure", remeasure},
           {"strategies", strategies.to_json()},
+          {"pins", pins.to_json()},
           {"llm", llm_args.to_json()},
           {"policy_options",
            {{"beam_width", p.beam_width},
@@ -66,6 +67,7 @@ Expected<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
     o.remeasure = j.value("remeasure", false);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
+    if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
     if (j.contains("llm")) o.llm_args = OptimizeOptions::LlmArgs::from_json(j["llm"]);
     if (const auto p = j.find("policy_options"); p != j.end() && p->is_object()) {
       PolicyOptions& q = o.policy_options;

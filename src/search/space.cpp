@@ -59,6 +59,7 @@ std::vector<Proposal> SearchSpace::knob_moves(const CandidateMsg& n) {
     const agents::Strategy* s = agents::find_strategy(recipe.steps[i].strategy);
     if (!s) continue;
     for (const agents::Knob& k : s->knobs) {
+      if (env_.pins().pinned(s->id, k.name)) continue;  // held by a person (--pin)
       auto v = recipe.steps[i].knobs.find(k.name);
       const int64_t now = v == recipe.steps[i].knobs.end() ? k.initial : v->second;
       auto at = std::find(k.values.begin(), k.values.end(), now);

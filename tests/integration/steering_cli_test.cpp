@@ -1,11 +1,13 @@
-// Steering the built-in brain: `--only` and `--skip` (cli/strategy_options.h) decide which
-// strategies its planner may propose, in optimize and in search; the run stores them, so a
-// resume plans as the run did.
+// Steering the built-in brain (cli/strategy_options.h): `--only` and `--skip` decide which
+// strategies its planner may propose and `--pin` holds knobs, in optimize and in search; the run
+// stores them, so a resume plans as the run did.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/kforge_process.h"
 #include "support/process_temp_dir.h"
@@ -83,6 +85,65 @@ TEST(SteeringCli, OnlyKeepsASearchToTheNamedStrategies) {
   const std::set<std::string> p = planned(db);
   EXPECT_FALSE(p.empty());
   for (const std::string& s : p) EXPECT_TRUE(s == "fuse_into_consumer" || s == "tile_2d") << s;
+}
+
+// The recipes of a run's judged candidates.
+std::vector<std::string> recipes(const fs::path& db) {
+  auto store = open_store_at(db);
+  auto attempts = store->attempts(only_run_in(*store));
+  KF_CHECK(attempts.has_value());
+  std::vector<std::string> out;
+  for (const AttemptRecord& a : *attempts)
+    if (a.detail.contains("recipe")) out.push_back(a.detail.value("recipe", ""));
+  return out;
+}
+
+TEST(SteeringCli, APinnedKnobKeepsItsValueThroughPlansTuningAndSearchMoves) {
+  for (const std::string cmd : {"optimize", "search"}) {
+    SCOPED_TRACE(cmd);
+    const fs::path db = temp_root() / ("pin_" + cmd + ".db");
+    std::vector<std::string> args = {cmd,
+                                     kTask.string(),
+                                     "--budget-evals",
+                                     "6",
+                                     "--min-time",
+                                     "0.02",
+                                     "--no-final",
+                                     "--only",
+                                     "vectorize_inner,rfactor_reduction",
+                                     "--pin",
+                                     "vectorize_inner.lanes=8",
+                                     "--store",
+                                     db.string(),
+                                     "--out",
+                                     (temp_root() / ("pin_" + cmd)).string(),
+                                     "-q"};
+    if (cmd == "search") args.insert(args.begin() + 2, {"--policy", "greedy"});
+    ProcessResult r = run_kforge(args, 300);
+    ASSERT_TRUE(r.ok()) << describe(r);
+    int with_step = 0;
+    for (const std::string& recipe : recipes(db)) {
+      if (recipe.find("vectorize_inner(") == std::string::npos) continue;
+      ++with_step;
+      EXPECT_NE(recipe.find("vectorize_inner(lanes=8)"), std::string::npos) << recipe;
+    }
+    EXPECT_GE(with_step, 1) << "vectorize_inner was never planned: the pin was not tested";
+  }
+}
+
+TEST(SteeringCli, ABadPinIsRefusedNamingWhatIsWrong) {
+  for (const auto& [pin, why] : std::vector<std::pair<std::string, std::string>>{
+           {"vectorize_inner.lanes", "expected STRATEGY.KNOB=VALUE"},
+           {"no_such.x=1", "no strategy 'no_such'"},
+           {"vectorize_inner.nope=8", "vectorize_inner has no knob 'nope'"},
+           {"vectorize_inner.lanes=-8", "positive integer"},
+           {"vectorize_inner.lanes=8x", "positive integer"}}) {
+    ProcessResult r = run_kforge({"optimize", kTask.string(), "--pin", pin, "--store",
+                                  (temp_root() / "badpin.db").string()});
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_NE((r.out + r.err).find(why), std::string::npos) << pin << "\n" << describe(r);
+  }
+  EXPECT_FALSE(fs::exists(temp_root() / "badpin.db"));
 }
 
 TEST(SteeringCli, AStrategyNotInTheCatalogIsRefusedBeforeAnythingRuns) {

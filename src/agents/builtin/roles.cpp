@@ -102,6 +102,8 @@ Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const Wor
   if (!in.task || !in.task->base)
     return generate({}, in, "builtin:" + plan.strategy);  // names the missing TE spec
   Recipe recipe = recipe_of(in.best);
+  Knobs knobs = plan.knobs;
+  if (in.ctx.pins) in.ctx.pins->apply(plan.strategy, knobs);  // a person's values win
   if (s->rewrite_first) {
     // After the rewrites already there, before every loop-scheduling step.
     auto at = recipe.steps.begin();
@@ -111,7 +113,7 @@ Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const Wor
       ++at;
     }
     const auto pos = at - recipe.steps.begin();
-    recipe.steps.insert(at, {plan.strategy, plan.knobs});
+    recipe.steps.insert(at, {plan.strategy, knobs});
     // The later steps replay on the rewritten stages; one left with nothing to do (an rfactor of
     // the normalizer the rewrite removed) is dropped.
     auto r = realize_recipe(*in.task->base, recipe, in.ctx);
@@ -124,7 +126,7 @@ Expected<CandidateMsg> BuiltinImplementer::implement(const Plan& plan, const Wor
     }
     recipe = std::move(kept);
   } else {
-    recipe.steps.push_back({plan.strategy, plan.knobs});
+    recipe.steps.push_back({plan.strategy, knobs});
   }
   return generate(recipe, in, "builtin:" + plan.strategy);
 }
@@ -286,6 +288,7 @@ Recipe tune_recipe(const Recipe& best, double best_time, const RecipeMeasureFn& 
     const Strategy* s = find_strategy(cur.steps[i].strategy);
     if (!s) return false;
     for (const Knob& k : s->knobs) {
+      if (ctx.pins && ctx.pins->pinned(s->id, k.name)) continue;  // held by a person
       for (int64_t v : k.values) {
         if (budget <= 0) return kept;
         auto it = cur.steps[i].knobs.find(k.name);
@@ -296,6 +299,7 @@ Recipe tune_recipe(const Recipe& best, double best_time, const RecipeMeasureFn& 
         knobs[k.name] = v;
         const Knobs asked = knobs;
         if (!fit_register_tile(*s, cur.steps[i].knobs, k.name, ctx.target, knobs)) continue;
+        if (ctx.pins && !ctx.pins->holds(s->id, knobs)) continue;  // the fit moved a pinned one
         if (!seen.insert(recipe_identity(trial)).second) continue;
         --budget;
         std::string label = fmt::format("autotune:{}.{}={}", s->id, k.name, v);
