@@ -24,8 +24,13 @@ struct BenchArgs {
   std::vector<std::string> tasks;
   int threads = 1;
   double min_time = 0.5;
-  std::string json;
+  bool json = false;      // the document on stdout instead of the table
+  std::string json_file;  // the document written here too
 };
+
+// `kforge bench --json`: every row's result and each solution's summary
+// (docs/schemas/bench.schema.json).
+constexpr const char* kBenchSchema = "kforge-bench/1";
 
 struct Row {
   std::string task, solution;
@@ -170,20 +175,25 @@ int run_bench(const BenchArgs& a) {
       rows.push_back(std::move(row));
     }
   }
-  print_table(rows);
+  if (!a.json) print_table(rows);
   nlohmann::json out = {{"suite", a.suite},
                         {"threads", a.threads},
                         {"machine", machine->to_json()},
-                        {"rows", nlohmann::json::array()}};
-  fmt::print("\n");
+                        {"rows", nlohmann::json::array()},
+                        {"summary", nlohmann::json::array()}};
+  // The summary lines, on stderr when stdout holds the JSON document.
+  std::FILE* text = a.json ? stderr : stdout;
+  fmt::print(text, "\n");
   for (const auto& solution : a.solutions) {
     nlohmann::json s = summarize(rows, solution);
-    fmt::print("{}: {}/{} correct", solution, s["correct"].get<int>(), s["tasks"].get<int>());
+    fmt::print(text, "{}: {}/{} correct", solution, s["correct"].get<int>(), s["tasks"].get<int>());
     if (s.contains("geomean_speedup_vs_reference"))
-      fmt::print(", geomean {:.2f}x vs reference", s["geomean_speedup_vs_reference"].get<double>());
+      fmt::print(text, ", geomean {:.2f}x vs reference",
+                 s["geomean_speedup_vs_reference"].get<double>());
     if (s.contains("geomean_speedup_vs_baseline"))
-      fmt::print(", geomean {:.2f}x vs baseline", s["geomean_speedup_vs_baseline"].get<double>());
-    fmt::print("; fast_0 {:.2f} fast_1 {:.2f} fast_1.5 {:.2f} fast_2 {:.2f}\n",
+      fmt::print(text, ", geomean {:.2f}x vs baseline",
+                 s["geomean_speedup_vs_baseline"].get<double>());
+    fmt::print(text, "; fast_0 {:.2f} fast_1 {:.2f} fast_1.5 {:.2f} fast_2 {:.2f}\n",
                s["fast_p"]["0"].get<double>(), s["fast_p"]["1"].get<double>(),
                s["fast_p"]["1.5"].get<double>(), s["fast_p"]["2"].get<double>());
     out["summary"].push_back(s);
@@ -194,12 +204,14 @@ int run_bench(const BenchArgs& a) {
     if (r.result) j["result"] = r.result->to_json();
     out["rows"].push_back(j);
   }
-  if (!a.json.empty()) {
-    if (auto st = write_file_atomic(a.json, dump_json(out, 2)); !st.ok()) {
+  if (!a.json_file.empty()) {
+    const std::string doc = dump_json(versioned_json(kBenchSchema, out), 2);
+    if (auto st = write_file_atomic(a.json_file, doc); !st.ok()) {
       print_error(st.message());
       return 2;
     }
   }
+  if (a.json) print_json(kBenchSchema, std::move(out));
   return 0;
 }
 
@@ -217,7 +229,12 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   cmd->add_option("--min-time", args->min_time, "Measured seconds per solution per task")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--json", args->json, "Write every result to this file");
+  cmd->add_flag("--json", args->json,
+                fmt::format("Print every result as one JSON document (schema \"{}\", "
+                            "docs/json.md) instead of the table",
+                            kBenchSchema));
+  cmd->add_option("--json-file", args->json_file,
+                  "Also write that document to this file (the table still prints)");
   cmd->callback([args] {
     int rc = run_bench(*args);
     if (rc) throw CLI::RuntimeError(rc);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/cli_output.h"
 #include "harness/task_check.h"
 #include "support/json_text.h"
 
@@ -107,9 +108,9 @@ void add_check_command(CLI::App& app) {
       "the baseline pass the judge on every test shape with several seeds and at the bench "
       "shape. Exit status 0 only when every check passes.");
   cmd->add_option("dirs", args->dirs, "Task directories, or suites of them")->required();
-  cmd->add_flag(
-      "--json", args->json,
-      fmt::format("Print one JSON document (schema \"{}\") instead of text", kCheckSchema));
+  cmd->add_flag("--json", args->json,
+                fmt::format("Print one JSON document (schema \"{}\", docs/json.md) instead of text",
+                            kCheckSchema));
   cmd->add_option("--seeds", args->seeds, "Fresh input draws per test shape (at least 2)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
@@ -148,10 +149,13 @@ void add_check_command(CLI::App& app) {
       }
     }
     if (args->json) {
-      nlohmann::json doc = {{"schema", kCheckSchema},       {"passed", all},  {"seeds", o.seeds},
-                            {"bench_seeds", o.bench_seeds}, {"seed", o.seed}, {"tasks", tasks}};
-      // Untrusted text (compiler output, a solution's messages) may hold invalid UTF-8.
-      fmt::print("{}\n", dump_json(doc, 2));
+      // docs/schemas/check.schema.json; untrusted text (compiler output, a solution's
+      // messages) may hold invalid UTF-8, which print_json replaces.
+      print_json(kCheckSchema, {{"passed", all},
+                                {"seeds", o.seeds},
+                                {"bench_seeds", o.bench_seeds},
+                                {"seed", o.seed},
+                                {"tasks", tasks}});
     }
     if (!all) throw CLI::RuntimeError(1);
   });

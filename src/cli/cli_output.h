@@ -1,13 +1,18 @@
-// What the commands print about failures. Messages may quote untrusted text (a task file, a
-// schedule, a candidate's diagnostics), so they go through terminal_text: valid UTF-8, and no
-// control character that a terminal would act on.
+// What the commands print about failures, and their `--json` documents. Messages may quote
+// untrusted text (a task file, a schedule, a candidate's diagnostics), so they go through
+// terminal_text: valid UTF-8, and no control character that a terminal would act on.
+//
+//   print_error("no task at " + dir);             // "error: no task at ..." on stderr
+//   print_json(kEvalSchema, result.to_json());    // {"schema": "kforge-eval/1", ...} on stdout
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "support/check.h"
 #include "support/json_text.h"
 
 namespace kf {
@@ -15,6 +20,23 @@ namespace kf {
 // "error: MESSAGE" on stderr.
 inline void print_error(std::string_view message) {
   fmt::print(stderr, "error: {}\n", terminal_text(message));
+}
+
+// A command's `--json` output: `doc` (an object) as one JSON document on stdout, with a
+// "schema" field naming its format and version ("kforge-eval/1"); versioned_json adds the field
+// for a document written elsewhere (bench --json-file). Each schema is documented in
+// docs/json.md and a JSON Schema file; a field is added or changed only with a new version, so
+// a program that reads "kforge-eval/1" can rely on what that version says. Invalid UTF-8 in
+// untrusted text is written as U+FFFD (dump_json), so the document always parses.
+inline nlohmann::json versioned_json(std::string_view schema, nlohmann::json doc) {
+  KF_CHECK(doc.is_object()) << "a --json document is an object";
+  doc["schema"] = schema;
+  return doc;
+}
+
+inline void print_json(std::string_view schema, nlohmann::json doc) {
+  fmt::print("{}\n", dump_json(versioned_json(schema, std::move(doc)), 2));
+  std::fflush(stdout);
 }
 
 }  // namespace kf

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/cli_output.h"
 #include "harness/backend.h"
 #include "harness/jail.h"
 #include "harness/machine.h"
@@ -16,6 +17,10 @@
 
 namespace kf {
 namespace {
+
+// `kforge doctor --json`: the machine's description and measurements, its sandbox and backends
+// (docs/schemas/doctor.schema.json).
+constexpr const char* kDoctorSchema = "kforge-doctor/1";
 
 struct DoctorOptions {
   bool refresh = false;
@@ -135,7 +140,7 @@ int run_doctor(const DoctorOptions& o) {
     j["cache_file"] = cache_file;
     j["sandbox"] = sandbox_json();
     j["backends"] = backends_json(*m);
-    fmt::print("{}\n", dump_json(j, 2));
+    print_json(kDoctorSchema, std::move(j));
     return 0;
   }
   print_report(*m, cache_file);
@@ -149,7 +154,10 @@ void add_doctor_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "doctor", "Describe this machine and measure its fp32 peak and memory bandwidth");
   cmd->add_flag("--refresh", options->refresh, "Measure again instead of using the cached figures");
-  cmd->add_flag("--json", options->json, "Print the machine description as JSON");
+  cmd->add_flag("--json", options->json,
+                fmt::format("Print the machine description as one JSON document (schema "
+                            "\"{}\", docs/json.md)",
+                            kDoctorSchema));
   cmd->callback([options] {
     int rc = run_doctor(*options);
     if (rc != 0) throw CLI::RuntimeError(rc);

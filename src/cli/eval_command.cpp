@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <memory>
 
 #include "agents/profiler.h"
@@ -15,6 +14,10 @@
 
 namespace kf {
 namespace {
+
+// `kforge eval --json`: the judge's result, with the profile under "profile" when --profile
+// (docs/schemas/eval.schema.json).
+constexpr const char* kEvalSchema = "kforge-eval/1";
 
 struct EvalArgs {
   std::string task_dir, candidate, rival;
@@ -171,12 +174,9 @@ int run_eval(const EvalArgs& a) {
     profile = std::move(*p);
   }
   if (a.json) {
-    if (profile)
-      std::cout << dump_json(
-                       nlohmann::json{{"result", r->to_json()}, {"profile", profile->to_json()}}, 2)
-                << "\n";
-    else
-      std::cout << dump_json(r->to_json(), 2) << "\n";
+    nlohmann::json doc = r->to_json();
+    if (profile) doc["profile"] = profile->to_json();
+    print_json(kEvalSchema, std::move(doc));
   } else {
     print_text(*r);
     if (a.profile && !profile) fmt::print("profile:  none (the candidate was not timed)\n");
@@ -201,7 +201,10 @@ void add_eval_command(CLI::App& app) {
                 "Judge the task's library baseline (its [baseline] file, linked with its libs)");
   cmd->add_option("--threads,-t", args->threads, "Threads for the kernels (OMP_NUM_THREADS)")
       ->check(CLI::Range(1, 256));
-  cmd->add_flag("--json", args->json, "Print the full result as JSON");
+  cmd->add_flag("--json", args->json,
+                fmt::format("Print the full result as one JSON document (schema \"{}\", "
+                            "docs/json.md) instead of text",
+                            kEvalSchema));
   cmd->add_option("--seed", args->seed, "Fix the input seed (default: fresh each run)");
   cmd->add_option("--min-time", args->min_time, "Seconds of measured time per solution")
       ->check(CLI::PositiveNumber);

@@ -12,10 +12,33 @@
 namespace kf {
 namespace {
 
+// `kforge export --json`: what was written, where, and how to use it
+// (docs/schemas/export.schema.json).
+constexpr const char* kExportSchema = "kforge-export/1";
+
 struct ExportArgs {
   ExportOptions options;
   std::string out, task, store;
+  bool json = false;
 };
+
+nlohmann::json export_json(const ExportResult& r, const ExportArgs& a) {
+  return {
+      {"run", r.run_id},
+      {"task", r.task},
+      {"function", r.function},
+      {"call", r.call},
+      {"candidate", r.candidate_key},
+      {"kind", r.kind},
+      {"recipe", r.recipe},
+      {"target", a.options.target.empty() ? nlohmann::json() : nlohmann::json(a.options.target)},
+      {"target_note", r.target_note},
+      {"flags", r.flags},
+      {"linkage", a.options.c_linkage ? "c" : "c++"},
+      {"out_dir", a.out},
+      {"files", r.files},
+      {"warnings", r.warnings}};
+}
 
 int run_export(ExportArgs a) {
   const std::filesystem::path db =
@@ -38,6 +61,10 @@ int run_export(ExportArgs a) {
     return 2;
   }
   for (const std::string& w : r->warnings) fmt::print(stderr, "warning: {}\n", terminal_text(w));
+  if (a.json) {
+    print_json(kExportSchema, export_json(*r, a));
+    return 0;
+  }
   fmt::print("exported {} from run {} (task {}, candidate {}: {}, {}) to {}\n", r->function,
              r->run_id, terminal_text(r->task), r->candidate_key, r->kind, terminal_text(r->recipe),
              a.out);
@@ -72,6 +99,10 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--task", a->task,
                   "The task folder, if it moved since the run (default: the run's)");
   cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_flag("--json", a->json,
+                fmt::format("Print what was written as one JSON document (schema \"{}\", "
+                            "docs/json.md)",
+                            kExportSchema));
   cmd->callback([a] { throw CLI::RuntimeError(run_export(*a)); });
 }
 

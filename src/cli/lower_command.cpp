@@ -11,10 +11,26 @@
 namespace kf {
 namespace {
 
+// `kforge lower --json`: the generated source with the schedule it was generated from
+// (docs/schemas/lower.schema.json).
+constexpr const char* kLowerSchema = "kforge-lower/1";
+
 struct LowerArgs {
   std::string task_dir, schedule, out, target = "avx512";
-  bool dump_ir = false;
+  bool dump_ir = false, json = false;
 };
+
+// The schedule as data: its canonical text, its hash (part of a generated candidate's
+// identity) and one entry per primitive, as parsed.
+nlohmann::json schedule_json(const sched::Schedule& s, const std::string& file) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const sched::Primitive& p : s.steps)
+    steps.push_back({{"primitive", sched::to_string(p.kind)}, {"args", p.args}, {"line", p.line}});
+  return {{"file", file.empty() ? nlohmann::json() : nlohmann::json(file)},
+          {"text", s.to_string()},
+          {"hash", s.hash()},
+          {"steps", steps}};
+}
 
 int run_lower(const LowerArgs& a) {
   auto task = load_task(a.task_dir);
@@ -49,15 +65,22 @@ int run_lower(const LowerArgs& a) {
     print_error(src.error().message());
     return 1;
   }
-  if (a.out.empty()) {
+  if (a.out.empty() && !a.json) {
     fmt::print("{}", *src);
     return 0;
   }
-  Status w = write_file_atomic(a.out, *src);
-  if (!w.ok()) {
-    print_error(w.message());
-    return 2;
-  }
+  if (!a.out.empty())
+    if (Status w = write_file_atomic(a.out, *src); !w.ok()) {
+      print_error(w.message());
+      return 2;
+    }
+  if (a.json)
+    print_json(kLowerSchema,
+               {{"task", task->name},
+                {"target", a.target},
+                {"schedule", schedule_json(schedule, a.schedule)},
+                {"source", *src},
+                {"output", a.out.empty() ? nlohmann::json() : nlohmann::json(a.out)}});
   return 0;
 }
 
@@ -83,6 +106,10 @@ void add_lower_command(CLI::App& app) {
   cmd->add_option("--target", args->target, "avx512, avx2 or scalar")
       ->check(CLI::IsMember({"avx512", "avx2", "scalar"}));
   cmd->add_flag("--dump-ir", args->dump_ir, "Print the IR after each lowering pass to stderr");
+  cmd->add_flag("--json", args->json,
+                fmt::format("Print one JSON document (schema \"{}\", docs/json.md): the source "
+                            "and the schedule (with -o the source is written there too)",
+                            kLowerSchema));
   cmd->callback([args] { throw CLI::RuntimeError(run_lower(*args)); });
 }
 

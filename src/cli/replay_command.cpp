@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,9 +19,13 @@
 namespace kf {
 namespace {
 
+// `kforge replay --json`: whether the replay reached the same attempts, and the first that
+// differs (docs/schemas/replay.schema.json).
+constexpr const char* kReplaySchema = "kforge-replay/1";
+
 struct ReplayArgs {
   std::string run, store, out;
-  bool quiet = false;
+  bool quiet = false, json = false;
 };
 
 // The recorded exchanges as a transcript: each answers the next request of its role, with the
@@ -62,21 +67,24 @@ std::string attempt_line(const AttemptRecord& a) {
   return fmt::format("{} {} {} {}", a.kind, a.strategy, a.candidate_key.substr(0, 12), a.verdict);
 }
 
-// Prints the first difference of the two runs' attempts; true when there is none.
-bool same_attempts(const std::vector<AttemptRecord>& recorded,
-                   const std::vector<AttemptRecord>& replayed) {
+// The first attempt where the two runs differ (kind, candidate or verdict), or nullopt.
+struct Difference {
+  size_t attempt = 0;              // 1-based
+  std::string recorded, replayed;  // attempt_line, or "(none)" past a run's end
+};
+
+std::optional<Difference> first_difference(const std::vector<AttemptRecord>& recorded,
+                                           const std::vector<AttemptRecord>& replayed) {
   for (size_t i = 0; i < std::max(recorded.size(), replayed.size()); ++i) {
     const bool both = i < recorded.size() && i < replayed.size();
     if (both && recorded[i].kind == replayed[i].kind &&
         recorded[i].candidate_key == replayed[i].candidate_key &&
         recorded[i].verdict == replayed[i].verdict)
       continue;
-    fmt::print("attempt {} differs:\n  recorded  {}\n  replayed  {}\n", i + 1,
-               i < recorded.size() ? attempt_line(recorded[i]) : "(none)",
-               i < replayed.size() ? attempt_line(replayed[i]) : "(none)");
-    return false;
+    return Difference{i + 1, i < recorded.size() ? attempt_line(recorded[i]) : "(none)",
+                      i < replayed.size() ? attempt_line(replayed[i]) : "(none)"};
   }
-  return true;
+  return std::nullopt;
 }
 
 int fail(std::string_view message) {
@@ -103,10 +111,10 @@ int run_replay(const ReplayArgs& a) {
       agents::llm_brain::SessionOptions{.config = config_for((*server)->base_url(), *records)});
   o.llm_args = {};  // the replay server stands in for the recorded settings
   o.out_dir = a.out;
-  if (!a.quiet)
-    o.progress = [](const std::string& s) {
-      fmt::print("{}\n", s);
-      std::fflush(stdout);
+  if (!a.quiet)  // on stderr when stdout holds the JSON document
+    o.progress = [out = a.json ? stderr : stdout](const std::string& s) {
+      fmt::print(out, "{}\n", s);
+      std::fflush(out);
     };
   auto result = optimize(o, **store);
   (*server)->stop();
@@ -115,7 +123,23 @@ int run_replay(const ReplayArgs& a) {
   auto replayed = (*store)->attempts(result->run_id);
   if (!recorded || !replayed)
     return fail((recorded ? replayed.error() : recorded.error()).message());
-  if (!same_attempts(*recorded, *replayed)) {
+  const std::optional<Difference> d = first_difference(*recorded, *replayed);
+  if (a.json) {
+    nlohmann::json diff;  // null when the same
+    if (d) diff = {{"attempt", d->attempt}, {"recorded", d->recorded}, {"replayed", d->replayed}};
+    print_json(kReplaySchema, {{"run", a.run},
+                               {"replay_run", result->run_id},
+                               {"out_dir", result->out_dir.string()},
+                               {"same", !d},
+                               {"recorded_attempts", recorded->size()},
+                               {"replayed_attempts", replayed->size()},
+                               {"exchanges", records->size()},
+                               {"difference", diff}});
+    return d ? 1 : 0;
+  }
+  if (d) {
+    fmt::print("attempt {} differs:\n  recorded  {}\n  replayed  {}\n", d->attempt, d->recorded,
+               d->replayed);
     fmt::print("replay {} of run {}: DIFFERENT\n", result->run_id, a.run);
     return 1;
   }
@@ -134,6 +158,10 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--store", a->store, "The run store (default .kforge/runs.db or $KFORGE_STORE)");
   cmd->add_option("--out", a->out, "Output folder of the replay (default kforge-out/RUN)");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
+  cmd->add_flag("--json", a->json,
+                fmt::format("Print the comparison as one JSON document (schema \"{}\", "
+                            "docs/json.md); progress lines go to stderr",
+                            kReplaySchema));
   cmd->callback([a] {
     const int rc = run_replay(*a);
     if (rc != 0) throw CLI::RuntimeError(rc);

@@ -7,10 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/strategy.h"
+#include "cli/cli_output.h"
 #include "support/json_text.h"
 
 namespace kf {
 namespace {
+
+// `kforge strategies --json`: the catalog (docs/schemas/strategies.schema.json).
+constexpr const char* kStrategiesSchema = "kforge-strategies/1";
 
 const char* scope_name(agents::StrategyScope s) {
   return s == agents::StrategyScope::cpu ? "cpu" : "generic";
@@ -39,7 +43,7 @@ nlohmann::json catalog_json() {
                     {"description", s.description},
                     {"evidence", s.evidence}});
   }
-  return {{"schema", "kforge-strategies/1"}, {"strategies", list}};
+  return {{"strategies", list}};
 }
 
 void print_text() {
@@ -66,10 +70,12 @@ void add_strategies_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("strategies", "List the strategy catalog the planners choose from");
   auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "Print one JSON document (schema \"kforge-strategies/1\")");
+  cmd->add_flag(
+      "--json", *json,
+      fmt::format("Print one JSON document (schema \"{}\", docs/json.md)", kStrategiesSchema));
   cmd->callback([json] {
     if (*json)
-      fmt::print("{}\n", dump_json(catalog_json(), 2));
+      print_json(kStrategiesSchema, catalog_json());
     else
       print_text();
   });

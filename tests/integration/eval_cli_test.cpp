@@ -126,14 +126,14 @@ TEST(EvalCliRival, AnotherSolutionIsTimedSideBySide) {
 }
 
 // `--profile` on a schedule: the profiler's evidence, with the time per stage of the
-// instrumented build, next to the judged result.
+// instrumented build, under "profile" beside the judged result's fields (kforge-eval/1).
 TEST(EvalCliProfile, AScheduleCandidateGetsItsTimePerStage) {
   const auto root = testing::source_dir();
   auto j = eval_json({(root / "bench/jaxbench/08_gemm").string(),
                       (root / "examples/schedules/08_gemm.sched").string(), "--json", "--profile",
                       "--no-reference", "--min-time", "0.2"});
-  ASSERT_TRUE(j.contains("result") && j.contains("profile")) << j.dump(2);
-  EXPECT_EQ(j["result"]["verdict"], "ok");
+  ASSERT_TRUE(j.contains("profile")) << j.dump(2);  // beside the result's own fields
+  EXPECT_EQ(j["verdict"], "ok");
   const auto& st = j["profile"]["stage_times"];
   ASSERT_TRUE(st["known"].get<bool>()) << st.dump(2);
   ASSERT_EQ(st["stages"].size(), 1u) << st.dump(2);  // B's panel and the tile are inside C's loops
