@@ -260,10 +260,6 @@ constexpr const char* kShowSchema = "kforge-show/1";
 
 // The runs as a table: long task names are cut so the columns stay aligned.
 void print_runs_table(const nlohmann::json& rows) {
-  const auto cut = [](std::string s, size_t n) {
-    if (s.size() > n) s = s.substr(0, n - 1) + "~";
-    return s;
-  };
   const auto num = [](const nlohmann::json& j, const char* fmt_spec, double scale) {
     return j.is_number() ? fmt::format(fmt::runtime(fmt_spec), j.get<double>() * scale)
                          : std::string("-");
@@ -273,7 +269,8 @@ void print_runs_table(const nlohmann::json& rows) {
   for (const nlohmann::json& r : rows)
     fmt::print("{:<22} {:<8} {:<11} {:<28} {:>11} {:>7} {:>7} {:>5}  {}\n",
                terminal_text(r["id"].get<std::string>()), r["mode"].get<std::string>(),
-               r["state"].get<std::string>(), terminal_text(cut(r["task"].get<std::string>(), 28)),
+               r["state"].get<std::string>(),
+               column_text(terminal_text(r["task"].get<std::string>()), 28),
                num(r["best_median_s"], "{:.3f} ms", 1e3), num(r["vs_reference"], "{:.2f}x", 1),
                num(r["vs_library"], "{:.2f}x", 1),
                r["evaluations"].is_number() ? std::to_string(r["evaluations"].get<int>()) : "-",
@@ -380,10 +377,23 @@ void add_runs_commands(CLI::App& app) {
     fmt::print("run {} ({} on {}, brain {}): {}, created {}, updated {}\n", run->id, run->mode,
                run->task_name, run->brain, run->state, run->created_at, run->updated_at);
     fmt::print("{} attempts, {} messages\n", attempts->size(), messages->size());
-    for (const auto& a : *attempts)
-      fmt::print("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}\n", a.seq, a.kind, a.strategy, a.verdict,
+    for (const auto& a : *attempts) {
+      const std::string strategy = column_text(terminal_text(a.strategy), 30);
+      fmt::print("  {:>3} {:<9} {:<30} {:<15} {:>12} {:>8}\n", a.seq, a.kind, strategy, a.verdict,
                  a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
                  a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
+    }
+    // The planner's reasons, in the order it gave them.
+    bool plans_header = false;
+    for (const MessageRecord& m : *messages) {
+      if (m.type != "Plan" || !m.body.is_object()) continue;
+      const std::string strategy = m.body.value("strategy", std::string());
+      const std::string why = m.body.value("why", std::string());
+      if (strategy.empty() || why.empty()) continue;
+      if (!plans_header) fmt::print("\nthe planner's reasons:\n");
+      plans_header = true;
+      fmt::print("  {}: {}\n", terminal_text(strategy), terminal_text(why));
+    }
     if (run->mode == "search") fmt::print("\nsearch graph:\n{}", search::tree_text(*attempts));
     const bool summarized = run->summary.is_object() && run->summary.contains("best");
     if (run->state != "running" && run->state != "failed" && summarized)

@@ -70,16 +70,30 @@ nlohmann::json body(const RunEnded& e) {
   return j;
 }
 
+// A side-by-side run against the best, in words: vs = the best's time over this candidate's.
+std::string versus_best(double vs_median, double vs_min) {
+  if (vs_median <= 0) return "";
+  const auto factor = [](double vs) {
+    return vs >= 1 ? fmt::format("{:.2f}x faster", vs) : fmt::format("{:.2f}x slower", 1 / vs);
+  };
+  return fmt::format("  side by side with the best: {} by median, {} by min", factor(vs_median),
+                     factor(vs_min));
+}
+
 std::string attempt_line(const AttemptJudged& a) {
+  // The counter stops at the budget: the final run is a measurement of its own, not one more
+  // evaluation of the search. Long labels are cut so the columns stay aligned.
+  const std::string width = fmt::format("[{:>3}/{}]", a.budget_evals, a.budget_evals);
+  const std::string counter = a.kind == "final"
+                                  ? fmt::format("{:<{}}", "[final]", width.size())
+                                  : fmt::format("[{:>3}/{}]", a.evaluation, a.budget_evals);
+  const std::string label = column_text(a.label, 34);
   return fmt::format(
-      "[{:>3}/{}] {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}{}", a.evaluation, a.budget_evals, a.kind,
-      a.label, a.verdict, a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
+      "{} {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}{}", counter, a.kind, label, a.verdict,
+      a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
       a.speedup_vs_naive > 0 ? fmt::format("{:.2f}x", a.speedup_vs_naive) : "-",
       a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
-      a.vs_best_median > 0
-          ? fmt::format("  {:.3f}x/{:.3f}x the best, side by side", a.vs_best_median, a.vs_best_min)
-          : "",
-      a.reused ? "  (stored)" : "");
+      versus_best(a.vs_best_median, a.vs_best_min), a.reused ? "  (stored)" : "");
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ std::string optimize_summary_text(const nlohmann::json& s) {
                                    : "";
     t += fmt::format(
         "  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0), a.value("kind", ""),
-        a.value("strategy", ""), a.value("verdict", ""),
+        column_text(a.value("strategy", ""), 22), a.value("verdict", ""),
         a.value("median_s", 0.0) > 0 ? fmt::format("{:.3f} ms", 1e3 * a.value("median_s", 0.0))
                                      : "-",
         a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",

@@ -77,4 +77,11 @@ std::string terminal_text(std::string_view s) {
   return out;
 }
 
+std::string column_text(std::string_view s, size_t width) {
+  if (s.size() <= width || width == 0) return std::string(s);
+  size_t keep = width - 1;
+  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+  return std::string(s.substr(0, keep)) + "~";
+}
+
 }  // namespace kf

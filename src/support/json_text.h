@@ -30,4 +30,8 @@ std::string sanitize_utf8(std::string_view s);
 // text (a task file, a schedule, a compiler's log).
 std::string terminal_text(std::string_view s);
 
+// `s` cut to at most `width` bytes for a table's column, the last kept one replaced by '~' when
+// cut (so columns stay aligned; a cut never splits a UTF-8 sequence).
+std::string column_text(std::string_view s, size_t width);
+
 }  // namespace kf

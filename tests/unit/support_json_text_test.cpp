@@ -39,5 +39,14 @@ TEST(JsonText, EachMaximalIllFormedSubpartBecomesOneReplacement) {
   }
 }
 
+TEST(ColumnText, CutsLongTextWithAMarkAndNeverSplitsAUtf8Sequence) {
+  EXPECT_EQ(column_text("short", 8), "short");
+  EXPECT_EQ(column_text("confirm:strength_reduce", 10), "confirm:s~");
+  EXPECT_EQ(column_text("confirm:strength_reduce", 10).size(), 10u);
+  // "ab" then two 2-byte letters: a cut inside the second keeps only whole ones.
+  EXPECT_EQ(column_text("ab\xc3\xa9\xc3\xa9xyz", 5), "ab\xc3\xa9~");
+  EXPECT_EQ(column_text("ab\xc3\xa9\xc3\xa9xyz", 4), "ab~");
+}
+
 }  // namespace
 }  // namespace kf
