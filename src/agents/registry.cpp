@@ -10,7 +10,6 @@
 #include "agents/files/brain.h"
 #include "agents/llm/brain.h"
 #include "agents/roles.h"
-#include "support/json_text.h"
 #include "support/text_scan.h"
 
 namespace kf::agents {
@@ -207,15 +206,6 @@ StrategyFilter StrategyFilter::from_json(const nlohmann::json& j) {
       if (s.is_string()) (field[0] == 'o' ? f.only : f.skip).insert(s.get<std::string>());
   }
   return f;
-}
-
-Status StrategyFilter::check() const {
-  for (const std::set<std::string>* ids : {&only, &skip})
-    for (const std::string& id : *ids)
-      if (!find_strategy(id))
-        return Status::error("'" + terminal_text(id) +
-                             "' is not a strategy of the catalog (`kforge strategies` lists them)");
-  return {};
 }
 
 std::vector<Plan> Planner::proposals(const PlanInput& in, size_t max) {

@@ -76,8 +76,6 @@ struct StrategyFilter {
   bool empty() const { return only.empty() && skip.empty(); }
   nlohmann::json to_json() const;
   static StrategyFilter from_json(const nlohmann::json& j);  // missing or mistyped: all
-  // Fails naming the first id that is not in the strategy catalog.
-  Status check() const;
 };
 
 struct PlanInput {

@@ -27,10 +27,6 @@ bool interrupted() {
   return g_signal != 0;
 }
 
-int interrupt_signal() {
-  return g_signal;
-}
-
 const char* interrupt_reason() {
   switch (g_signal) {
     case 0:
@@ -46,10 +42,6 @@ const char* interrupt_reason() {
 
 int interrupted_exit_code(int otherwise) {
   return g_signal != 0 ? 128 + g_signal : otherwise;
-}
-
-void request_interrupt_for_testing(int signal) {
-  g_signal = signal;
 }
 
 }  // namespace kf

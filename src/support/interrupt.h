@@ -15,14 +15,10 @@ inline constexpr const char* kInterrupted = "interrupted";
 void install_interrupt_handler();
 // Whether a stop was asked for (false until the first signal; stays true).
 bool interrupted();
-// The signal that asked (SIGINT or SIGTERM); 0 when none.
-int interrupt_signal();
 // What a mode says it stopped for: "interrupted (SIGINT)".
 const char* interrupt_reason();
 // A command's exit status: 128 + the signal when interrupted (the shell's convention), else
 // `otherwise`.
 int interrupted_exit_code(int otherwise);
-// For tests of the modes: as if the first signal had arrived (no signal is sent).
-void request_interrupt_for_testing(int signal);
 
 }  // namespace kf
