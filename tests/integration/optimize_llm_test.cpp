@@ -3,14 +3,14 @@
 // transcripts (tests/integration/llm/*.json, written from llm/kernels/ by make_transcripts.py).
 //
 // story.json: the model first writes code that does not compile (the debugger's next exchange
-// repairs it, as slow as the reference), then a wrong kernel (the mean over D - 1: caught; the debugger's two replies hold
-// no code, a recorded failure), then one that normalizes only half the rows (caught; the
-// debugger hands back the wrong kernel of before, reformatted: the store answers for it), then
-// the fast kernel (kept), then stop. Run on the story's task (llm/task: its reference is slow on
-// purpose, so that which kernel is kept never hangs on timing noise) with and without its TE spec,
-// killed with SIGKILL part-way and resumed; a mixed team (LLM planner, built-in implementer) on
-// the task with its spec; faults of the endpoint and of the replies; and a cost budget reached
-// mid-run.
+// repairs it, as slow as the reference), then a wrong kernel (the mean over D - 1: caught; the
+// debugger's two replies hold no code, a recorded failure), then one that normalizes only half
+// the rows (caught; the debugger hands back the wrong kernel of before, reformatted: the store
+// answers for it), then the fast kernel (kept), then stop. Run on tests/integration/slow_rmsnorm
+// (its reference is slow on purpose, so which kernel is kept never hangs on timing noise) with
+// and without its TE spec, killed with SIGKILL part-way and resumed; a mixed team (LLM planner,
+// built-in implementer) on the task with its spec; faults of the endpoint and of the replies;
+// and a cost budget reached mid-run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 using testing::describe;
 using testing::run_kforge;
 
-const fs::path kTask = testing::source_dir() / "tests/integration/llm/task";
+const fs::path kTask = testing::source_dir() / "tests/integration/slow_rmsnorm";
 const fs::path kLlm = testing::source_dir() / "tests/integration/llm";
 
 const fs::path& temp_root() {
