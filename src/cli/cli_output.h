@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "store/store.h"
 #include "support/check.h"
 #include "support/json_text.h"
 
@@ -37,6 +38,16 @@ inline nlohmann::json versioned_json(std::string_view schema, nlohmann::json doc
 inline void print_json(std::string_view schema, nlohmann::json doc) {
   fmt::print("{}\n", dump_json(versioned_json(schema, std::move(doc)), 2));
   std::fflush(stdout);
+}
+
+// What continues a run that stopped before its end, for the text a command prints on stdout:
+// "\nnot finished (interrupted): `kforge optimize --resume ID` continues it\n"; "" for a run
+// that cannot be resumed (finished, failed) or is not in the store.
+inline std::string resume_hint(Store& store, const std::string& run_id) {
+  auto run = store.get_run(run_id);
+  if (!run || !resumable_state(run->state)) return "";
+  return fmt::format("\nnot finished ({}): `kforge {} --resume {}` continues it\n", run->state,
+                     run->mode, run->id);
 }
 
 }  // namespace kf

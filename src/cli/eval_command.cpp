@@ -9,6 +9,7 @@
 #include "cli/lower_command.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
+#include "modes/progress_bar.h"
 #include "support/fs.h"
 #include "support/json_text.h"
 
@@ -141,8 +142,21 @@ int run_eval(const EvalArgs& a) {
   o.run_timeout_s = a.timeout;
   o.compile.cxx = a.cxx;
   o.compile.extra_flags = a.flags;
-  if (!a.quiet && !a.json)
-    o.progress = [](const std::string& s) { fmt::print(stderr, "... {}\n", s); };
+  // Status lines on stderr; on a terminal the timing loop's live line with its ETA, cleared
+  // before the next line.
+  auto live = std::make_shared<bool>(false);
+  if (!a.quiet && !a.json) {
+    o.progress = [live](const std::string& s) {
+      fmt::print(stderr, "{}... {}\n", *live ? "\r\033[K" : "", s);
+      *live = false;
+    };
+    if (ProgressBar::wanted())
+      o.timing_progress = [live](const TimingProgress& p) {
+        fmt::print(stderr, "\r\033[K... {}", timing_bar_text(p));
+        std::fflush(stderr);
+        *live = true;
+      };
+  }
   std::optional<MachineInfo> machine;
   if (o.time) {
     auto m = probe_machine({});
@@ -155,6 +169,7 @@ int run_eval(const EvalArgs& a) {
     o.remeasure = remeasure_machine(a.threads, o.compile.cxx);
   }
   auto r = evaluate(*task, *source, o);
+  if (*live) fmt::print(stderr, "\r\033[K");
   if (!r) {
     print_error(r.error().message());
     return 2;

@@ -44,6 +44,7 @@ struct OptimizeArgs {
   bool no_final = false, no_profile = false, remeasure = false;
   agents::StrategyFilter strategies;
   agents::KnobPins pins;
+  StartingPoint from;
   std::string stage_times = OptimizeOptions{}.stage_times;
   bool quiet = false;
   bool json = false;       // the summary as one JSON document on stdout, progress lines on stderr
@@ -151,6 +152,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.remeasure = a.remeasure;
     o.strategies = a.strategies;
     o.pins = a.pins;
+    o.from = a.from;
     r = optimize(o, **store);
   }
   if (llm) fmt::print(a.json ? stderr : stdout, "{}", llm->usage_line());
@@ -163,7 +165,8 @@ int run_optimize(const OptimizeArgs& a) {
                {{"run", r->run_id}, {"out_dir", r->out_dir.string()}, {"summary", r->summary}});
   } else {
     fmt::print("\n{}", optimize_summary_text(r->summary));
-    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n{}", r->out_dir.string(),
+               resume_hint(**store, r->run_id));
   }
   if (!events.status().ok())
     fmt::print(stderr, "warning: {} ({}): its events are incomplete\n", events.status().message(),
@@ -231,6 +234,7 @@ void add_optimize_command(CLI::App& app) {
                   "they touch: auto (when the best has three or more top-level stages), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   add_steering_options(cmd, a->strategies, a->pins);
+  add_from_option(cmd, a->from);
   cmd->add_flag("--remeasure", a->remeasure,
                 "Measure every candidate afresh instead of reading back the store's measurements "
                 "from earlier runs");
@@ -399,8 +403,7 @@ void add_runs_commands(CLI::App& app) {
     if (run->state != "running" && run->state != "failed" && summarized)
       fmt::print("\n{}{}", optimize_summary_text(run->summary),
                  search::search_summary_text(run->summary));
-    if (resumable_state(run->state))
-      fmt::print("\nnot finished: `kforge {} --resume {}` continues it\n", run->mode, run->id);
+    fmt::print("{}", resume_hint(**store, run->id));
     throw CLI::RuntimeError(0);
   });
 }

@@ -105,7 +105,8 @@ int run_search(SearchArgs& a) {
   } else {
     fmt::print("\n{}{}", optimize_summary_text(r->summary),
                search::search_summary_text(r->summary));
-    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n", r->out_dir.string());
+    fmt::print("wrote {}/best.cpp, summary.json, summary.txt\n{}", r->out_dir.string(),
+               resume_hint(**store, r->run_id));
   }
   return interrupted_exit_code(0);
 }
@@ -155,6 +156,7 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
   add_steering_options(cmd, o.strategies, o.pins);
+  add_from_option(cmd, o.from);
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
   cmd->add_option("--llm-config", a->llm.config,
                   "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")

@@ -1,6 +1,7 @@
 // Steering the built-in brain, for the commands that run it (optimize, search): `--only` and
 // `--skip` (strategy ids of the catalog, comma-separated or repeated) and `--pin
 // STRATEGY.KNOB=VALUE` (repeated). Anything not in the catalog is refused before anything runs.
+// And where a run starts: `--from FILE`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "agents/roles.h"
+#include "modes/starting_point.h"
 
 namespace kf {
 
@@ -52,6 +54,24 @@ inline void add_steering_options(CLI::App* cmd, agents::StrategyFilter& filter,
             return p ? std::string() : p.error().message();
           },
           "STRATEGY.KNOB=VALUE"));
+}
+
+// `--from FILE`: the run's first candidate (modes/starting_point.h), read and checked before
+// anything runs.
+inline void add_from_option(CLI::App* cmd, StartingPoint& from) {
+  cmd->add_option_function<std::string>(
+         "--from",
+         [&from](const std::string& file) {
+           if (auto s = StartingPoint::read(file)) from = *s;
+         },
+         "Start from this kernel: C++ with the task's signature, or a .sched schedule of its TE "
+         "spec; judged first, it is the best to beat")
+      ->check(CLI::Validator(
+          [](std::string& file) {
+            auto s = StartingPoint::read(file);
+            return s ? std::string() : s.error().message();
+          },
+          "FILE"));
 }
 
 }  // namespace kf

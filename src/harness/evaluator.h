@@ -22,6 +22,7 @@
 #include "harness/backend.h"
 #include "harness/machine.h"
 #include "harness/run_result.h"
+#include "harness/side_by_side.h"
 #include "harness/toolchain.h"
 #include "task/task.h"
 #include "te/ast.h"
@@ -78,6 +79,8 @@ struct EvalOptions {
   // again (remeasure_machine below) and the higher of the two is used. May be empty.
   std::function<std::optional<MachineLimits>()> remeasure;
   std::function<void(const std::string&)> progress;  // status lines, may be empty
+  // After every round of the timing loop (may be empty): how far it is, for a live display.
+  std::function<void(const TimingProgress&)> timing_progress;
   // What this measurement is for, when a caller measures one candidate more than once ("final",
   // "confirm:7"); the harness ignores it, recordings of measurements key on it.
   std::string label;

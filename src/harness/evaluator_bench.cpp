@@ -258,7 +258,8 @@ Expected<bool> Judge::time_bench(Bench& b) {
                        .max_timing_wall_s = o_.max_timing_wall_s,
                        .stop_slower_than_s = o_.stop_slower_than_s,
                        .seed = next_seed(),
-                       .checked_per_call = kCheckedPerCall};
+                       .checked_per_call = kCheckedPerCall,
+                       .on_round = o_.timing_progress};
   auto t = time_side_by_side(task_, b.inst, b.timed, *b.inputs, b.answers, b.held, so);
   if (!t) return t.error();
   b.timing = std::move(*t);

@@ -9,6 +9,21 @@
 #include "harness/thread_cpu.h"
 
 namespace kf {
+
+double TimingProgress::fraction() const {
+  // The loop ends when both minimums are reached: the lagging one says how far it is.
+  const double natural = std::min(min_samples > 0 ? double(samples) / min_samples : 1.0,
+                                  min_time_s > 0 ? measured_s / min_time_s : 1.0);
+  const double by_wall = max_wall_s > 0 ? elapsed_s / max_wall_s : 0.0;
+  return std::clamp(std::max(natural, by_wall), 0.0, 1.0);
+}
+
+double TimingProgress::left_s() const {
+  const double f = fraction();
+  if (f <= 0 || elapsed_s <= 0) return -1;
+  const double left = elapsed_s * (1 - f) / f;
+  return max_wall_s > 0 ? std::min(left, std::max(0.0, max_wall_s - elapsed_s)) : left;
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -153,6 +168,13 @@ Expected<SideBySide> Loop::run() {
     measured += times.back() * o_.reps;
     const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
     const int n = static_cast<int>(times.size());
+    if (o_.on_round)
+      o_.on_round({.samples = n,
+                   .min_samples = o_.min_samples,
+                   .measured_s = measured,
+                   .min_time_s = o_.min_time_s,
+                   .elapsed_s = wall,
+                   .max_wall_s = o_.max_timing_wall_s});
     if (n >= o_.min_samples && measured >= o_.min_time_s) break;
     // Two samples at least: one call can be disturbed, the faster of two rarely is by much.
     const int enough = std::min(2, o_.min_samples);

@@ -30,6 +30,7 @@
 // more than its grant during its calls, is a verdict (the evaluator's).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,17 @@ struct TimedSolution {
 // The oracle's answers: [BenchInputs::index(content)][output] samples.
 using OracleAnswers = std::vector<std::vector<OracleSample>>;
 
+// How far a timing loop is, after a round: it ends once both the samples and the measured time
+// reach their minimum, or when its wall clock is spent, whichever comes first.
+struct TimingProgress {
+  int samples = 0, min_samples = 0;
+  double measured_s = 0, min_time_s = 0;
+  double elapsed_s = 0, max_wall_s = 0;
+  // The share done (0..1), and the seconds left at the pace so far (-1: unknown yet).
+  double fraction() const;
+  double left_s() const;
+};
+
 struct SideBySideOptions {
   int reps = 1;                   // calls per batch (<= slots)
   int threads = 1;                // the candidate's thread grant
@@ -60,6 +72,8 @@ struct SideBySideOptions {
   double min_time_s = 1, max_timing_wall_s = 60, stop_slower_than_s = 0;
   uint64_t seed = 1;               // which sampled elements each check reads
   size_t checked_per_call = 4096;  // sampled elements checked per output per call
+  // Called after every round (may be empty): what a person watching is shown.
+  std::function<void(const TimingProgress&)> on_round;
 };
 
 // The candidate's CPU time (thread_cpu.h).

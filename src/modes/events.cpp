@@ -43,6 +43,9 @@ nlohmann::json body(const AttemptJudged& e) {
     j["min_s"] = e.min_s;
   }
   if (e.speedup_vs_naive > 0) j["speedup_vs_naive"] = e.speedup_vs_naive;
+  if (e.vs_reference > 0) j["vs_reference"] = e.vs_reference;
+  if (e.vs_library > 0) j["vs_library"] = e.vs_library;
+  if (e.median_s > 0) j["spread"] = e.spread;
   if (e.roofline_fraction >= 0) j["roofline_fraction"] = e.roofline_fraction;
   if (e.vs_best_median > 0) j["vs_best"] = {{"median", e.vs_best_median}, {"min", e.vs_best_min}};
   return j;
@@ -80,6 +83,13 @@ std::string versus_best(double vs_median, double vs_min) {
                      factor(vs_min));
 }
 
+// The columns of an attempt's line; the run's first line names them.
+constexpr const char* kColumns = "{} {:<9} {:<34} {:<13} {:>7} {:>7} {:>10} {:>5} {:>6}";
+
+std::string ratio(double x) {
+  return x > 0 ? fmt::format("{:.2f}x", x) : "-";
+}
+
 std::string attempt_line(const AttemptJudged& a) {
   // The counter stops at the budget: the final run is a measurement of its own, not one more
   // evaluation of the search. Long labels are cut so the columns stay aligned.
@@ -87,13 +97,23 @@ std::string attempt_line(const AttemptJudged& a) {
   const std::string counter = a.kind == "final"
                                   ? fmt::format("{:<{}}", "[final]", width.size())
                                   : fmt::format("[{:>3}/{}]", a.evaluation, a.budget_evals);
-  const std::string label = column_text(a.label, 34);
+  const bool timed = a.median_s > 0;
   return fmt::format(
-      "{} {:<9} {:<34} {:<13} {:>10} {:>7} {:>5}{}{}", counter, a.kind, label, a.verdict,
-      a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
-      a.speedup_vs_naive > 0 ? fmt::format("{:.2f}x", a.speedup_vs_naive) : "-",
-      a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
-      versus_best(a.vs_best_median, a.vs_best_min), a.reused ? "  (stored)" : "");
+             fmt::runtime(kColumns), counter, a.kind, column_text(a.label, 34), a.verdict,
+             ratio(a.vs_reference), ratio(a.vs_library),
+             timed ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
+             a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
+             timed ? fmt::format("{:.0f}%", 100 * a.spread) : "-") +
+         versus_best(a.vs_best_median, a.vs_best_min) + (a.reused ? "  (stored)" : "");
+}
+
+std::string started_lines(const RunStarted& s) {
+  const std::string counter(fmt::format("[{:>3}/{}]", s.budget_evals, s.budget_evals).size(), ' ');
+  return fmt::format("run {} on {} ({} thread{}, budget {} evaluations / {:.0f} s)\n", s.run_id,
+                     s.task, s.threads, s.threads == 1 ? "" : "s", s.budget_evals,
+                     s.budget_time_s) +
+         fmt::format(fmt::runtime(kColumns), counter, "kind", "candidate", "verdict", "ref", "lib",
+                     "median", "roof", "spread");
 }
 
 }  // namespace
@@ -117,10 +137,7 @@ nlohmann::json event_json(const Event& e, double unix_time_s) {
 
 std::string console_line(const Event& e) {
   return std::visit(
-      Overloaded{[](const RunStarted& s) {
-                   return fmt::format("run {} on {} ({} threads, budget {} evaluations / {:.0f} s)",
-                                      s.run_id, s.task, s.threads, s.budget_evals, s.budget_time_s);
-                 },
+      Overloaded{[](const RunStarted& s) { return started_lines(s); },
                  [](const AttemptJudged& a) { return attempt_line(a); },
                  [](const NewBest&) { return std::string(); }, [](const Note& n) { return n.text; },
                  [](const RunEnded&) { return std::string(); }},

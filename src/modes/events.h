@@ -8,7 +8,7 @@
 //   sinks.emit(RunStarted{...});   // every sink gets every event, in order
 //
 // The JSON form of each event is documented in docs/events.md and checked against
-// docs/events.schema.json ("kforge-events/1") by a test.
+// docs/events.schema.json ("kforge-events/2") by a test.
 #pragma once
 
 #include <cstdio>
@@ -22,7 +22,7 @@
 
 namespace kf {
 
-inline constexpr const char* kEventsSchema = "kforge-events/1";
+inline constexpr const char* kEventsSchema = "kforge-events/2";
 
 struct RunStarted {
   std::string run_id, task, mode, brain, target;
@@ -46,7 +46,11 @@ struct AttemptJudged {
   std::string message;
   double median_s = 0, min_s = 0;  // 0 when not timed
   double speedup_vs_naive = 0;     // 0 when not timed
-  double roofline_fraction = -1;   // -1 when unknown
+  // The reference's and the library's median over this one's (modes/run_log.h, "Anchors"): 0
+  // when not timed or not known yet.
+  double vs_reference = 0, vs_library = 0;
+  double spread = 0;              // the timing's (p90 - p10) / median; 0 when not timed
+  double roofline_fraction = -1;  // -1 when unknown
   // Side by side with the best (a confirmation): its time over this one's, by median and min.
   double vs_best_median = 0, vs_best_min = 0;
   bool reused = false;  // read back from the store, not measured again

@@ -84,9 +84,10 @@ Status Loop::start() {
 }
 
 Status Loop::judge_first() {
-  auto naive = env_->brain.implementer->first(work(nullptr));
+  auto naive = o_.from.empty() ? env_->brain.implementer->first(work(nullptr))
+                               : starting_candidate(o_.from, work(nullptr));
   if (!naive) return naive.error().with_context("the first candidate");
-  auto first = measure(*naive, "baseline", "default");
+  auto first = measure(*naive, "baseline", o_.from.empty() ? "default" : "from");
   if (!first) return first.error();
   // A first candidate too slow to time at the bench shape (a naive scan over a long sequence)
   // is no reason to stop: the planner works from the program's structure, and the first
@@ -94,10 +95,10 @@ Status Loop::judge_first() {
   // is a kforge bug; imported (the task's reference), the task's.
   const bool naive_too_slow = first->verdict == Verdict::timeout;
   if (!naive_too_slow && (first->verdict != Verdict::ok || !first->timing))
-    return Status::error(
-        fmt::format("the first candidate ({}) was judged {}: {}{}", candidate_label(*naive),
-                    verdict_name(first->verdict), first->message,
-                    naive->kind == agents::SourceKind::generated ? " (a kforge bug)" : ""));
+    return Status::error(fmt::format(
+        "the first candidate ({}) was judged {}: {}{}", candidate_label(*naive),
+        verdict_name(first->verdict), first->message,
+        naive->kind == agents::SourceKind::generated && o_.from.empty() ? " (a kforge bug)" : ""));
   if (naive_too_slow)
     say("the first candidate (" + candidate_label(*naive) + ") ran past the time limit (" +
         first->message +

@@ -35,6 +35,7 @@
 #include "agents/roles.h"
 #include "harness/run_result.h"
 #include "modes/events.h"
+#include "modes/starting_point.h"
 #include "store/store.h"
 #include "support/status.h"
 
@@ -80,6 +81,7 @@ struct OptimizeOptions {
   bool remeasure = false;
   agents::StrategyFilter strategies;  // --only / --skip: what the built-in planner may propose
   agents::KnobPins pins;              // --pin: knob values the built-in brain keeps
+  StartingPoint from;                 // --from: the first candidate (empty: the implementer's)
   uint64_t seed = 0;                  // input seed; 0: derived from the run id
   // Simulation: replay measurements from a recording instead of judging; record: append every
   // judged result to a recording.

@@ -27,6 +27,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"remeasure", remeasure},
           {"strategies", strategies.to_json()},
           {"pins", pins.to_json()},
+          {"from", from.to_json()},
           {"simulate", simulate},
           {"record", record},
           {"sim_latency_s", sim_latency_s},
@@ -89,6 +90,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.remeasure = j.value("remeasure", o.remeasure);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
     if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
+    if (j.contains("from")) o.from = StartingPoint::from_json(j["from"]);
     o.seed = j.value("seed", o.seed);
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());

@@ -62,33 +62,43 @@ std::string optimize_summary_text(const nlohmann::json& s) {
   t += fmt::format("{} evaluations ({} read back from the store), {} attempts; stopped: {}\n",
                    s.value("evaluations", 0), s.value("reused_evaluations", 0),
                    s.value("attempts", 0), s.value("stop_reason", ""));
-  t += "\njourney:\n";
+  // An attempt's speedup over the reference (modes/run_log.h, "Anchors"), 0 when unknown.
+  const auto vs_reference = [](const nlohmann::json& a) {
+    return a.contains("detail") && a["detail"].is_object() ? a["detail"].value("vs_reference", 0.0)
+                                                           : 0.0;
+  };
+  const auto& b = s["best"];
+  double best_vs_reference = 0;
+  t += fmt::format("\njourney:\n  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}\n", "", "kind", "strategy",
+                   "verdict", "median", "ref");
   for (const auto& a : s["journey"]) {
     const std::string detail = a.contains("detail") && a["detail"].is_object()
                                    ? a["detail"].value("recipe", a["detail"].value("message", ""))
                                    : "";
-    t += fmt::format(
-        "  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0), a.value("kind", ""),
-        column_text(a.value("strategy", ""), 22), a.value("verdict", ""),
-        a.value("median_s", 0.0) > 0 ? fmt::format("{:.3f} ms", 1e3 * a.value("median_s", 0.0))
-                                     : "-",
-        a.value("speedup", 0.0) > 0 ? fmt::format("{:.2f}x", a.value("speedup", 0.0)) : "-",
-        detail);
+    const double median = a.value("median_s", 0.0), vs = vs_reference(a);
+    if (a.value("kind", "") != "final" && a.value("candidate_key", "") == b.value("key", "") &&
+        median == b.value("median_s", 0.0))
+      best_vs_reference = vs;
+    t += fmt::format("  {:>3} {:<9} {:<22} {:<15} {:>12} {:>8}  {}\n", a.value("seq", 0),
+                     a.value("kind", ""), column_text(a.value("strategy", ""), 22),
+                     a.value("verdict", ""),
+                     median > 0 ? fmt::format("{:.3f} ms", 1e3 * median) : "-",
+                     vs > 0 ? fmt::format("{:.2f}x", vs) : "-", detail);
   }
   for (const auto& x : s.value("final_failures", nlohmann::json::array()))
     t += fmt::format(
         "\nfailed the final run on fresh inputs, replaced by the next fastest: {} ({}: {})",
         x.value("recipe", ""), x.value("verdict", ""), x.value("message", ""));
   if (s.contains("final_failures")) t += "\n";
-  const auto& b = s["best"];
   const double vs_naive = b.value("speedup_vs_naive", 0.0);
   const std::string first = s.value("first_candidate", "default schedule");
-  t += fmt::format("\nbest: {}\n  {:.3f} ms median, {}, {:.0f}% of the roofline\n",
-                   b.value("recipe", ""), 1e3 * b.value("median_s", 0.0),
-                   vs_naive > 0
-                       ? fmt::format("{:.2f}x the first candidate ({})", vs_naive, first)
-                       : fmt::format("the first candidate ({}) ran past the time limit", first),
-                   100 * b.value("roofline_fraction", 0.0));
+  t += fmt::format(
+      "\nbest: {}\n  {:.3f} ms median, {}{}, {:.0f}% of the roofline\n", b.value("recipe", ""),
+      1e3 * b.value("median_s", 0.0),
+      best_vs_reference > 0 ? fmt::format("{:.2f}x the reference, ", best_vs_reference) : "",
+      vs_naive > 0 ? fmt::format("{:.2f}x the first candidate ({})", vs_naive, first)
+                   : fmt::format("the first candidate ({}) ran past the time limit", first),
+      100 * b.value("roofline_fraction", 0.0));
   if (s.contains("final")) {
     const auto& f = s["final"];
     t += fmt::format(

@@ -17,6 +17,15 @@ std::string short_duration(double seconds) {
   return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
 }
 
+std::string timing_bar_text(const TimingProgress& p, int width) {
+  const double f = p.fraction();
+  std::string bar(static_cast<size_t>(std::lround(f * width)), '#');
+  bar.resize(static_cast<size_t>(width), '.');
+  const double left = p.left_s();
+  return fmt::format("timing [{}] {:>3.0f}%  {} elapsed  ETA {}", bar, 100 * f,
+                     short_duration(p.elapsed_s), left < 0 ? "--" : "~" + short_duration(left));
+}
+
 std::string ProgressBar::text(const State& s, int width) {
   const int shown = s.budget > 0 ? std::min(s.evaluations, s.budget) : s.evaluations;
   const int filled = s.budget > 0 ? width * shown / s.budget : 0;
@@ -80,8 +89,7 @@ void ProgressBar::on(const Event& e) {
 void ProgressBar::print_line(const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
   clear_locked();
-  fmt::print("{}\n", line);
-  std::fflush(stdout);
+  fmt::print(stderr, "{}\n", line);
   draw_locked();
 }
 

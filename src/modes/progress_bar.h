@@ -2,7 +2,8 @@
 // spent against the budget, the time elapsed, an estimate of the time left (the evaluations left
 // times the mean time of those measured so far, not of those read back from the store) and how
 // long the current evaluation has been running, redrawn on stderr every quarter second. The
-// run's progress lines print through it (print_line) so a line never lands inside the bar.
+// run's progress lines (on stderr too: stdout holds the result) print through it (print_line),
+// so a line never lands inside the bar.
 // Not drawn when stderr is not a terminal; events always pass on to `next`.
 //
 //   ProgressBar bar(o.events, ProgressBar::wanted());
@@ -16,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/side_by_side.h"
 #include "modes/events.h"
 
 namespace kf {
@@ -30,7 +32,7 @@ class ProgressBar final : public EventSink {
   // Whether stderr is a terminal (and TERM is not "dumb").
   static bool wanted();
   void on(const Event& e) override;
-  // A progress line on stdout, with the bar cleared before it and drawn again after it.
+  // A progress line on stderr, with the bar cleared before it and drawn again after it.
   void print_line(const std::string& line);
 
   // The bar's text for a state (a pure function, for tests): `width` cells of bar.
@@ -58,5 +60,9 @@ class ProgressBar final : public EventSink {
 
 // "1m02s", "45s", "2h03m".
 std::string short_duration(double seconds);
+
+// The live line of a judge's timing loop (`kforge eval` on a terminal):
+// "timing [##########..............] 42%  8s elapsed  ETA ~11s".
+std::string timing_bar_text(const TimingProgress& p, int width = 24);
 
 }  // namespace kf

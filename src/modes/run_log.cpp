@@ -1,11 +1,69 @@
 #include "modes/run_log.h"
 
+#include <fmt/format.h>
+
 #include "support/interrupt.h"
 
 namespace kf {
 
 std::string candidate_label(const agents::CandidateMsg& c) {
-  return c.generated && c.generated->recipe.steps.empty() ? "default schedule" : c.origin;
+  // A schedule given with --from has no recipe either, but it is not the default one.
+  return c.generated && c.generated->recipe.steps.empty() && !c.origin.starts_with("from:")
+             ? "default schedule"
+             : c.origin;
+}
+
+nlohmann::json RunLog::Anchors::to_json() const {
+  nlohmann::json j = {{"reference_median_s", reference_median_s},
+                      {"reference_min_s", reference_min_s}};
+  if (library_median_s > 0) {
+    j["library"] = library;
+    j["library_median_s"] = library_median_s;
+    j["library_min_s"] = library_min_s;
+  }
+  return j;
+}
+
+Expected<RunResult> RunLog::judge_anchoring(const agents::CandidateMsg& c, const std::string& kind,
+                                            EvalOptions e) {
+  const bool anchoring = anchors_.reference_median_s == 0 && !anchors_failed_ && kind != "final" &&
+                         kind != "confirm" && e.time;
+  if (!anchoring) return c_.judge->judge(*c_.task, c.source, e);
+  EvalOptions anchored = e;
+  anchored.time_reference = true;
+  anchored.time_baseline = c_.task->baseline.has_value();
+  // The reference runs in the candidate's batches: a deadline set from the best's time is none
+  // for a reference many times slower, and the candidate is timed to the end for the pair.
+  anchored.run_timeout_s = EvalOptions{}.run_timeout_s;
+  anchored.stop_slower_than_s = 0;
+  auto judged = c_.judge->judge(*c_.task, c.source, anchored);
+  if (judged || interrupted()) return judged;
+  anchors_failed_ = true;
+  if (c_.events)
+    c_.events->emit(Note{c_.run_id, "the reference or the library could not be timed (" +
+                                        judged.error().message() +
+                                        "): no speedups over them before the final run"});
+  return c_.judge->judge(*c_.task, c.source, e);
+}
+
+void RunLog::take_anchors(const RunResult& r) {
+  if (anchors_.reference_median_s > 0 || !r.reference_timing || r.reference_timing->median_s <= 0)
+    return;
+  anchors_.reference_median_s = r.reference_timing->median_s;
+  anchors_.reference_min_s = r.reference_timing->min_s;
+  if (r.baseline_timing && r.baseline_timing->median_s > 0) {
+    anchors_.library_median_s = r.baseline_timing->median_s;
+    anchors_.library_min_s = r.baseline_timing->min_s;
+    anchors_.library = r.baseline_name;
+  }
+  if (!c_.events) return;
+  std::string text = fmt::format("timed side by side with it: the reference {:.3f} ms",
+                                 anchors_.reference_median_s * 1e3);
+  if (anchors_.library_median_s > 0)
+    text += fmt::format(", the library ({}) {:.3f} ms", anchors_.library,
+                        anchors_.library_median_s * 1e3);
+  text += " by median; 'ref' and 'lib' are their times over each candidate's";
+  c_.events->emit(Note{c_.run_id, "  " + text});
 }
 
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
@@ -43,7 +101,7 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
     // An interrupted run records nothing more: a judgement cut short is not a verdict on the
     // candidate, and a resume measures it again (support/interrupt.h).
     if (interrupted()) return Status::error(kInterrupted);
-    auto judged = c_.judge->judge(*c_.task, c.source, e);
+    auto judged = judge_anchoring(c, kind, e);
     if (!judged) return judged.error();
     if (interrupted()) return Status::error(kInterrupted);
     r = *judged;
@@ -51,6 +109,17 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   ++evaluations_;
   const double median = r.timing ? r.timing->median_s : 0;
   const double speedup = median > 0 && reference_median_ > 0 ? reference_median_ / median : 0;
+  const bool anchored_here = anchors_.reference_median_s == 0 && r.reference_timing;
+  // Over the reference and the library: from this run when it timed them, else over the anchors.
+  const auto over = [&](const std::optional<Timing>& same_run, double same_run_ratio,
+                        double anchor_s) {
+    if (same_run && same_run_ratio > 0) return same_run_ratio;
+    return median > 0 && anchor_s > 0 ? anchor_s / median : 0.0;
+  };
+  const double vs_reference =
+      over(r.reference_timing, r.vs_reference.median, anchors_.reference_median_s);
+  const double vs_library =
+      over(r.baseline_timing, r.vs_baseline.median, anchors_.library_median_s);
   const int seq = ++attempt_seq_;
   AttemptRecord a{.run_id = c_.run_id,
                   .seq = seq,
@@ -70,6 +139,8 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   if (extra.is_object()) a.detail.update(extra);
   if (r.rival_timing)
     a.detail["vs_best"] = {{"median", r.vs_rival.median}, {"min", r.vs_rival.min}};
+  if (vs_reference > 0) a.detail["vs_reference"] = vs_reference;
+  if (vs_library > 0) a.detail["vs_library"] = vs_library;
   if (r.timing && !r.timing->stopped_early.empty())
     a.detail["timing_stopped_early"] = r.timing->stopped_early;
   journey_.push_back(a.to_json());
@@ -107,10 +178,14 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
                                   .median_s = median,
                                   .min_s = r.timing ? r.timing->min_s : 0,
                                   .speedup_vs_naive = speedup,
+                                  .vs_reference = vs_reference,
+                                  .vs_library = vs_library,
+                                  .spread = r.timing ? r.timing->spread : 0,
                                   .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
                                   .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
                                   .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
                                   .reused = !fresh});
+  if (anchored_here) take_anchors(r);
   return r;
 }
 

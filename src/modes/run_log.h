@@ -8,6 +8,7 @@
 //   log.resume_at(stored_attempts, stored_messages, attempt_seq, message_seq);  // after a kill
 //   Expected<RunResult> r = log.measure(c, "plan", "tile", options);   // judged, or read back
 //   log.set_reference_median(r->timing->median_s);          // speedups are over this time
+//   log.anchors().reference_median_s;    // the task's reference, timed with the first candidate
 //   log.note_attempt("plan", "tile", "not_applicable", {{"message", why}});
 //   log.message("planner", "implementer", "Plan", plan.to_json());
 //
@@ -15,6 +16,14 @@
 // threads: a candidate measured before is read back, not judged again (`reused`), unless the kind
 // asks for a measurement of its own: "final" (once per run) and "confirm" (numbered by its
 // attempt, so that a resumed run finds it in the store).
+//
+// Anchors. Until the reference's time is known, every measurement but a final or a confirming
+// one also times the task's reference (and its library baseline, when it has one) side by side:
+// from then on each attempt's speedups over the reference and the library divide those times by
+// its own median. They are what a person reads first; the final run measures them side by side
+// again. The first measurement usually sets them (one that times out leaves them to the next).
+// A reference or library that fails to run is no verdict on the candidate: it is judged again
+// without them, and the run goes on with no anchors.
 //
 // Resume. Attempts and messages are numbered in the order the mode makes them; a resumed run
 // replays its decisions from the start and the writes numbered up to what is stored are skipped.
@@ -79,6 +88,15 @@ class RunLog {
   // A message between roles, stored with the run.
   Status message(const std::string& from, const std::string& to, const std::string& type,
                  const nlohmann::json& body);
+  // The reference's and the library's times from the side-by-side measurement that set them
+  // (zero until then, and for the library when the task has none).
+  struct Anchors {
+    double reference_median_s = 0, reference_min_s = 0;
+    double library_median_s = 0, library_min_s = 0;
+    std::string library;  // the baseline's name
+    nlohmann::json to_json() const;
+  };
+  const Anchors& anchors() const { return anchors_; }
   // Speedups are reported over this median (the run's first candidate).
   void set_reference_median(double s) { reference_median_ = s; }
   double reference_median() const { return reference_median_; }
@@ -95,7 +113,16 @@ class RunLog {
   Config c_;
   int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
   int evaluations_ = 0, reused_ = 0;
+  // Judges `c` with `options`, timing the reference and the library too while the anchors are
+  // unknown; sets them from the result.
+  Expected<RunResult> judge_anchoring(const agents::CandidateMsg& c, const std::string& kind,
+                                      EvalOptions e);
+  // Sets the anchors from a result that timed the reference, once.
+  void take_anchors(const RunResult& r);
+
   double reference_median_ = 0;
+  Anchors anchors_;
+  bool anchors_failed_ = false;
   std::vector<nlohmann::json> journey_;
   std::map<std::string, Passed> passed_;
 };

@@ -168,7 +168,8 @@ Expected<Node*> Engine::judge(const Proposal& p) {
 }
 
 Status Engine::judge_root() {
-  auto first = env_->brain.implementer->first(env_->work(nullptr, o_.threads));
+  auto first = o_.from.empty() ? env_->brain.implementer->first(env_->work(nullptr, o_.threads))
+                               : starting_candidate(o_.from, env_->work(nullptr, o_.threads));
   if (!first) return first.error().with_context("the first candidate");
   Proposal p{.parent = "", .move = {.kind = "root", .text = candidate_label(*first)}};
   p.move.proposer = env_->brain.roles.at("implementer");

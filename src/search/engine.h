@@ -60,6 +60,7 @@ struct SearchOptions {
   double sim_latency_s = 0;
   bool remeasure = false;
   agents::StrategyFilter strategies;  // --only / --skip
+  StartingPoint from;                 // --from: the root (empty: the implementer's first)
   agents::KnobPins pins;              // --pin
   PolicyOptions policy_options;
   std::function<void(const std::string&)> progress;

@@ -28,6 +28,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"remeasure", remeasure},
           {"strategies", strategies.to_json()},
           {"pins", pins.to_json()},
+          {"from", from.to_json()},
           {"llm", llm_args.to_json()},
           {"policy_options",
            {{"beam_width", p.beam_width},
@@ -68,6 +69,7 @@ Expected<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.remeasure = j.value("remeasure", false);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
     if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
+    if (j.contains("from")) o.from = StartingPoint::from_json(j["from"]);
     if (j.contains("llm")) o.llm_args = OptimizeOptions::LlmArgs::from_json(j["llm"]);
     if (const auto p = j.find("policy_options"); p != j.end() && p->is_object()) {
       PolicyOptions& q = o.policy_options;

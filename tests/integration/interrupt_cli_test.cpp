@@ -1,6 +1,7 @@
 // Ctrl-C (support/interrupt.h): `optimize` driven in a terminal through tmux shows its progress
 // bar with an estimate of the time left, and Ctrl-C leaves a summary, a best kernel and a run
-// marked interrupted that `--resume` finishes; `search` stopped by SIGINT the same way.
+// marked interrupted that `--resume` finishes; `search` stopped by SIGINT the same way. `eval` in
+// a terminal shows its timing loop's live line with an estimate, gone once it ends.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -90,6 +91,23 @@ void expect_nothing_judged_twice(Store& store, const std::string& run) {
     if (a.detail.value("reused", false)) continue;
     EXPECT_TRUE(judged.insert(a.evaluation_key).second) << "judged twice: " << a.candidate_key;
   }
+}
+
+TEST(InterruptCli, EvalInATerminalShowsTheTimingLoopsEtaAndClearsIt) {
+  const fs::path exit_file = temp_root() / "eval.exit";
+  Tmux t("kf_eval_");
+  const std::string cmd = testing::kforge_bin() + " eval " + kTask.string() + " " +
+                          (kTask / "../sources/a_unrolled.cpp").string() +
+                          " --min-time 4 --no-reference; echo $? > " + exit_file.string() +
+                          "; sleep 60";
+  ASSERT_TRUE(t.tmux({"new-session", "-d", "-s", "kf", "-x", "180", "-y", "50", cmd}).ok());
+  ASSERT_TRUE(t.wait_for({"... timing [", "% ", "elapsed  ETA ~"}, 120)) << t.screen();
+  ASSERT_TRUE(t.wait_for({"verdict:  ok", "time:     median"}, 120)) << t.screen();
+  EXPECT_EQ(t.screen().find("ETA"), std::string::npos) << "the live line is cleared\n"
+                                                       << t.screen();
+  for (int i = 0; i < 100 && !fs::exists(exit_file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(testing::log_text(exit_file), "0\n") << t.screen();
 }
 
 TEST(InterruptCli, OptimizeInATerminalShowsItsEtaAndCtrlCLeavesAResumableRun) {

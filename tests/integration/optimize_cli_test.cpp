@@ -209,8 +209,9 @@ TEST_F(OptimizeCli, SigkillThenResumeReachesTheUninterruptedRun) {
   }
   ProcessResult shown = kforge({"show", run, "--store", db3.string()});
   ASSERT_TRUE(shown.ok()) << describe(shown);
-  EXPECT_NE(shown.out.find("not finished: `kforge optimize --resume " + run + "` continues it"),
-            std::string::npos)
+  EXPECT_NE(
+      shown.out.find("not finished (running): `kforge optimize --resume " + run + "` continues it"),
+      std::string::npos)
       << shown.out;
 
   ProcessResult resumed = kforge({"optimize", "--resume", run, "--store", db3.string(), "-q"});

@@ -63,7 +63,7 @@ TEST(OptimizeEvents, ARealRunsEventsValidateAndTellTheRun) {
   EXPECT_EQ(ev.back()["type"], "run_ended");
   const std::string run = ev.front()["run"];
   int judged = 0, finals = 0, last_seq = 0, last_eval = 0;
-  double last_time = 0;
+  double last_time = 0, final_vs_reference = 0;
   std::set<std::string> ok_candidates;
   std::string best;
   for (const auto& e : ev) {
@@ -79,6 +79,12 @@ TEST(OptimizeEvents, ARealRunsEventsValidateAndTellTheRun) {
       last_seq = e["seq"];
       last_eval = e["evaluation"];
       if (e["verdict"] == "ok") ok_candidates.insert(e["candidate"].get<std::string>());
+      // The first timed attempt timed the reference beside it: every timed attempt from then
+      // on says how it compares with the reference.
+      if (e.contains("median_s")) {
+        EXPECT_TRUE(e.contains("vs_reference")) << e.dump();
+      }
+      if (e["kind"] == "final") final_vs_reference = e.value("vs_reference", 0.0);
     }
     if (e["type"] == "new_best") {
       EXPECT_TRUE(ok_candidates.count(e["candidate"].get<std::string>()))
@@ -95,10 +101,13 @@ TEST(OptimizeEvents, ARealRunsEventsValidateAndTellTheRun) {
   auto summary = read_file(tmp.path() / "out" / "summary.json");
   ASSERT_TRUE(summary);
   EXPECT_EQ(nlohmann::json::parse(*summary)["best"]["key"], best);
+  // The final run's speedup is the one it measured side by side.
+  EXPECT_EQ(final_vs_reference,
+            nlohmann::json::parse(*summary)["final"]["vs_reference"]["median"].get<double>());
 
-  // The console printed one line per evaluation, as the events say.
+  // The console printed one progress line per evaluation on stderr, as the events say.
   int lines = 0;
-  std::istringstream out(r->out);
+  std::istringstream out(r->err);
   for (std::string l; std::getline(out, l);) lines += l.starts_with("[");
   EXPECT_EQ(lines, judged);
 }

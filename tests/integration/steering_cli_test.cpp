@@ -1,6 +1,7 @@
 // Steering the built-in brain (cli/strategy_options.h): `--only` and `--skip` decide which
 // strategies its planner may propose and `--pin` holds knobs, in optimize and in search; the run
-// stores them, so a resume plans as the run did.
+// stores them, so a resume plans as the run did. `--from` starts a run from a person's kernel
+// (C++ or a schedule), in optimize and in search.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/fs.h"
 #include "support/kforge_process.h"
 #include "support/process_temp_dir.h"
 #include "support/test_env.h"
@@ -156,6 +158,74 @@ TEST(SteeringCli, AStrategyNotInTheCatalogIsRefusedBeforeAnythingRuns) {
         << describe(r);
   }
   EXPECT_FALSE(fs::exists(db));
+}
+
+// The first attempt of a run in `db`, and its candidate.
+std::pair<AttemptRecord, CandidateRecord> first_of(const fs::path& db) {
+  auto store = open_store_at(db);
+  auto attempts = store->attempts(only_run_in(*store));
+  KF_CHECK(attempts.has_value() && !attempts->empty());
+  auto c = store->get_candidate(attempts->front().candidate_key);
+  KF_CHECK(c.has_value() && c->has_value());
+  return {attempts->front(), **c};
+}
+
+TEST(SteeringCli, FromAKernelFileTheRunStartsWithItAndStoresItsText) {
+  const fs::path kernel = kTask / "../sources/a_unrolled.cpp";
+  for (const std::string cmd : {"optimize", "search"}) {
+    const fs::path db = temp_root() / ("from_cpp_" + cmd + ".db");
+    ProcessResult r = run_kforge({cmd, kTask.string(), "--from", kernel.string(), "--budget-evals",
+                                  "2", "--min-time", "0.02", "--no-final", "--store", db.string(),
+                                  "--out", (temp_root() / ("from_cpp_" + cmd)).string()},
+                                 300);
+    ASSERT_TRUE(r.ok()) << describe(r);
+    const auto [first, candidate] = first_of(db);
+    EXPECT_EQ(first.verdict, "ok") << cmd;
+    EXPECT_EQ(candidate.source, read_file(kernel).value()) << cmd;
+    EXPECT_EQ(candidate.provenance["origin"], "from:a_unrolled.cpp") << cmd;
+    EXPECT_EQ(candidate.provenance["kind"], "written") << cmd;
+    auto store = open_store_at(db);
+    const nlohmann::json options = store->get_run(only_run_in(*store))->options;
+    EXPECT_EQ(options["from"]["content"], candidate.source) << "a resume starts from the same";
+  }
+}
+
+TEST(SteeringCli, FromAScheduleTheRunStartsWithItsLoweredKernel) {
+  const fs::path sched = temp_root() / "split.sched";
+  KF_CHECK(write_file_atomic(sched,
+                             "# y's inner loop in 16-wide vectors\n"
+                             "split y.d d.o d.i 16\nvectorize y.d.i 16\n")
+               .ok());
+  const fs::path db = temp_root() / "from_sched.db";
+  ProcessResult r =
+      run_kforge({"optimize", kTask.string(), "--from", sched.string(), "--budget-evals", "1",
+                  "--min-time", "0.02", "--no-final", "--store", db.string(), "--out",
+                  (temp_root() / "from_sched").string()},
+                 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_NE(r.err.find("from:split.sched"), std::string::npos)
+      << "not the default schedule's label\n"
+      << r.err;
+  const auto [first, candidate] = first_of(db);
+  EXPECT_EQ(first.strategy, "from");
+  EXPECT_EQ(candidate.provenance["kind"], "generated");
+  EXPECT_NE(candidate.schedule.find("vectorize y.d.i 16"), std::string::npos) << candidate.schedule;
+  EXPECT_NE(candidate.source.find("kforge: schedule-hash"), std::string::npos);
+}
+
+TEST(SteeringCli, AFromFileThatCannotStartARunIsRefusedNamingWhy) {
+  const fs::path bad = temp_root() / "bad.sched", empty = temp_root() / "empty.cpp";
+  KF_CHECK(write_file_atomic(bad, "bogus y\n").ok());
+  KF_CHECK(write_file_atomic(empty, "").ok());
+  for (const auto& [file, why] :
+       std::vector<std::pair<fs::path, std::string>>{{temp_root() / "missing.cpp", "missing.cpp"},
+                                                     {empty, "the file is empty"},
+                                                     {bad, "bad.sched:1: expected a primitive"}}) {
+    ProcessResult r = run_kforge({"optimize", kTask.string(), "--from", file.string(), "--store",
+                                  (temp_root() / "badfrom.db").string()});
+    EXPECT_NE(r.exit_code, 0) << describe(r);
+    EXPECT_NE((r.out + r.err).find(why), std::string::npos) << file << "\n" << describe(r);
+  }
 }
 
 }  // namespace

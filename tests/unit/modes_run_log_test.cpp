@@ -18,17 +18,26 @@ class FakeJudge final : public agents::Judge {
                             const EvalOptions& options) override {
     ++calls;
     labels.push_back(options.label);
+    timed_reference.push_back(options.time_reference);
+    if (options.time_reference && reference_fails) return Status::error("the reference crashed");
     RunResult r;
     r.verdict = source.find("bad") != std::string::npos ? Verdict::wrong_answer : Verdict::ok;
     if (r.verdict == Verdict::ok) {
       r.timing = Timing{};
       r.timing->min_s = r.timing->median_s = 1e-3 * static_cast<double>(source.size());
+      // The reference takes 8 ms a call, the library 2 ms, when timed beside it.
+      if (options.time_reference) {
+        r.reference_timing = Timing{.min_s = 8e-3, .median_s = 8e-3};
+        r.vs_reference = {8e-3 / r.timing->median_s, 8e-3 / r.timing->min_s};
+      }
     }
     return r;
   }
   std::string name() const override { return "fake"; }
   int calls = 0;
+  bool reference_fails = false;
   std::vector<std::string> labels;
+  std::vector<bool> timed_reference;
 };
 
 class Collect final : public EventSink {
@@ -101,6 +110,56 @@ TEST_F(RunLogTest, ACandidateMeasuredOnceIsReadBackAfterwards) {
   EXPECT_TRUE(judged[2].reused);
   EXPECT_EQ(judged[2].evaluation, 3);
   EXPECT_EQ(judged[1].speedup_vs_naive, 2.0);
+}
+
+std::vector<AttemptJudged> judged_events(const std::vector<Event>& events) {
+  std::vector<AttemptJudged> out;
+  for (const Event& e : events)
+    if (const auto* j = std::get_if<AttemptJudged>(&e)) out.push_back(*j);
+  return out;
+}
+
+// The reference is timed beside the first candidate that can be timed, and only then: later
+// attempts' speedups over it divide its time by theirs.
+TEST_F(RunLogTest, TheReferenceIsTimedOnceBesideTheFirstTimedCandidateAndAnchorsTheSpeedups) {
+  RunLog log = make_log();
+  EvalOptions e;
+  e.time_reference = false;  // what a mode asks for a search measurement
+  ASSERT_TRUE(log.measure(candidate("k0", "bad"), "baseline", "default", e));  // not timed
+  ASSERT_TRUE(log.measure(candidate("k1", "xxxx"), "plan", "a", e));           // 4 ms
+  ASSERT_TRUE(log.measure(candidate("k2", "xx"), "plan", "b", e));             // 2 ms
+  EXPECT_EQ(judge.timed_reference, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(log.anchors().reference_median_s, 8e-3);
+  const auto judged = judged_events(collect.events);
+  ASSERT_EQ(judged.size(), 3u);
+  EXPECT_EQ(judged[0].vs_reference, 0) << "no time: no speedup";
+  EXPECT_EQ(judged[1].vs_reference, 2.0) << "from the same run";
+  EXPECT_EQ(judged[2].vs_reference, 4.0) << "over the anchor";
+  auto stored = store.attempts("r1");
+  ASSERT_TRUE(stored);
+  EXPECT_EQ((*stored)[2].detail["vs_reference"], 4.0);
+  // The line that says what the speedups are over follows the attempt that set them.
+  bool said = false;
+  for (const Event& ev : collect.events)
+    if (const auto* n = std::get_if<Note>(&ev))
+      said |= n->text.find("8.000 ms") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// A reference that cannot be timed is no verdict on the candidate: judged again without it, and
+// never asked for again.
+TEST_F(RunLogTest, AReferenceThatFailsLeavesTheRunWithoutAnchors) {
+  judge.reference_fails = true;
+  RunLog log = make_log();
+  EvalOptions e;
+  e.time_reference = false;
+  auto a = log.measure(candidate("k1", "xxxx"), "plan", "a", e);
+  ASSERT_TRUE(a) << a.error().message();
+  EXPECT_EQ(a->verdict, Verdict::ok);
+  ASSERT_TRUE(log.measure(candidate("k2", "xx"), "plan", "b", e));
+  EXPECT_EQ(judge.timed_reference, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(log.anchors().reference_median_s, 0);
+  for (const auto& j : judged_events(collect.events)) EXPECT_EQ(j.vs_reference, 0);
 }
 
 TEST_F(RunLogTest, FinalAndConfirmingMeasurementsAreMeasurementsOfTheirOwn) {

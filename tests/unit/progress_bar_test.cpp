@@ -31,6 +31,35 @@ TEST(ProgressBar, TheTimeBudgetCapsTheEstimateAndTheCountStopsAtTheBudget) {
   EXPECT_NE(done.find("finishing"), std::string::npos) << done;
 }
 
+// The judge's timing loop ends once both minimums are reached: the lagging one sets the share.
+TEST(TimingProgress, TheLaggingMinimumSetsTheShareAndThePaceTheTimeLeft) {
+  TimingProgress p{.samples = 20,
+                   .min_samples = 5,
+                   .measured_s = 0.25,
+                   .min_time_s = 1,
+                   .elapsed_s = 2,
+                   .max_wall_s = 60};
+  EXPECT_DOUBLE_EQ(p.fraction(), 0.25);
+  EXPECT_DOUBLE_EQ(p.left_s(), 6);  // a quarter in 2 s: 6 s more
+  EXPECT_EQ(timing_bar_text(p, 8), "timing [##......]  25%  2s elapsed  ETA ~6s");
+  p.samples = 1;  // now the samples lag
+  EXPECT_DOUBLE_EQ(p.fraction(), 0.2);
+}
+
+TEST(TimingProgress, TheWallClockCapsTheShareAndTheTimeLeft) {
+  // A slow kernel: 2 samples of 5 wanted in 50 s of a 60 s loop.
+  const TimingProgress p{.samples = 2,
+                         .min_samples = 5,
+                         .measured_s = 40,
+                         .min_time_s = 1,
+                         .elapsed_s = 50,
+                         .max_wall_s = 60};
+  EXPECT_NEAR(p.fraction(), 50.0 / 60, 1e-12);
+  EXPECT_NEAR(p.left_s(), 10, 1e-9);
+  EXPECT_DOUBLE_EQ(TimingProgress{}.left_s(), -1) << "nothing measured: no estimate";
+  EXPECT_NE(timing_bar_text(TimingProgress{}).find("ETA --"), std::string::npos);
+}
+
 TEST(ProgressBar, ShortDurations) {
   EXPECT_EQ(short_duration(0.4), "0s");
   EXPECT_EQ(short_duration(59), "59s");
