@@ -18,6 +18,15 @@
 
 namespace kf {
 
+// The help of the options every command that reads or writes runs has (support/fs.h says
+// where the defaults come from).
+inline constexpr const char* kStoreHelp =
+    "Run store (default $KFORGE_STORE, else $XDG_DATA_HOME/kforge/runs.db: "
+    "~/.local/share/kforge/runs.db; `kforge --here`: .kforge/runs.db)";
+inline constexpr const char* kOutHelp =
+    "Output directory (default $KFORGE_OUT/RUN, else $XDG_DATA_HOME/kforge/runs/RUN: "
+    "~/.local/share/kforge/runs/RUN; `kforge --here`: kforge-out/RUN)";
+
 // "error: MESSAGE" on stderr.
 inline void print_error(std::string_view message) {
   fmt::print(stderr, "error: {}\n", terminal_text(message));

@@ -98,7 +98,7 @@ void add_export_command(CLI::App& app) {
       ->excludes(ns);
   cmd->add_option("--task", a->task,
                   "The task folder, if it moved since the run (default: the run's)");
-  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--store", a->store, kStoreHelp);
   cmd->add_flag("--json", a->json,
                 fmt::format("Print what was written as one JSON document (schema \"{}\", "
                             "docs/json.md)",

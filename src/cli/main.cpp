@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
@@ -30,7 +32,20 @@ int main(int argc, char** argv) {
   app.add_flag("--unsafe-sandbox", unsafe,
                "run untrusted candidates even where this machine lacks part of the sandbox "
                "(kforge doctor lists what is missing)");
-  app.parse_complete_callback([&] { kf::set_unsafe_sandbox(unsafe); });
+  // The run store and the outputs live in the user's data folder by default (support/fs.h); a
+  // project that wants them beside its sources says so.
+  bool here = false;
+  app.add_flag("--here", here,
+               "keep the run store and the outputs in the working directory (.kforge/runs.db, "
+               "kforge-out/RUN) instead of the user's data folder (~/.local/share/kforge)");
+  app.parse_complete_callback([&] {
+    kf::set_unsafe_sandbox(unsafe);
+    if (here) {
+      const std::filesystem::path cwd = std::filesystem::current_path();
+      ::setenv("KFORGE_STORE", (cwd / ".kforge" / "runs.db").c_str(), 1);
+      ::setenv("KFORGE_OUT", (cwd / "kforge-out").c_str(), 1);
+    }
+  });
   kf::add_eval_command(app);
   kf::add_doctor_command(app);
   kf::add_lower_command(app);

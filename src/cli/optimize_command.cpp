@@ -212,8 +212,8 @@ void add_optimize_command(CLI::App& app) {
       ->check(CLI::IsMember({"native", "avx512", "avx2", "scalar"}));
   cmd->add_option("--events", a->events,
                   "Append the run's events to this file as JSON lines (docs/events.md)");
-  cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
-  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--out", a->out, kOutHelp);
+  cmd->add_option("--store", a->store, kStoreHelp);
   cmd->add_option("--simulate", a->simulate,
                   "Replay measurements from a recording instead of judging (no timing noise)");
   cmd->add_option("--record", a->record, "Append every judged result to this recording");
@@ -318,7 +318,7 @@ void add_runs_commands(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto runs_json = std::make_shared<bool>(false);
   CLI::App* runs = app.add_subcommand("runs", "List the runs in the store, newest first");
-  runs->add_option("--store", *store_path, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  runs->add_option("--store", *store_path, kStoreHelp);
   runs->add_flag("--json", *runs_json,
                  fmt::format("Print the runs as one JSON document (schema \"{}\", docs/json.md)",
                              kRunsSchema));
@@ -347,7 +347,7 @@ void add_runs_commands(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("show", "Print one run: its attempts and its result");
   cmd->add_option("run", show->first, "Run id (or a prefix of exactly one)")->required();
-  cmd->add_option("--store", show->second, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--store", show->second, kStoreHelp);
   cmd->add_flag("--json", *json,
                 fmt::format("Print the run, its attempts and messages as one JSON document "
                             "(schema \"{}\", docs/json.md)",

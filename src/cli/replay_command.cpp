@@ -155,8 +155,10 @@ void add_replay_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "replay", "Run an LLM run again from its stored exchanges, without a model, and compare");
   cmd->add_option("run", a->run, "The run to replay")->required();
-  cmd->add_option("--store", a->store, "The run store (default .kforge/runs.db or $KFORGE_STORE)");
-  cmd->add_option("--out", a->out, "Output folder of the replay (default kforge-out/RUN)");
+  cmd->add_option("--store", a->store, kStoreHelp);
+  cmd->add_option(
+      "--out", a->out,
+      "Output folder of the replay (default $KFORGE_OUT/RUN, else ~/.local/share/kforge/runs/RUN)");
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->add_flag("--json", a->json,
                 fmt::format("Print the comparison as one JSON document (schema \"{}\", "

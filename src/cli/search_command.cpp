@@ -148,8 +148,8 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--islands", o.policy_options.islands, "evolve: islands")
       ->check(CLI::Range(1, 16));
   cmd->add_option("--events", a->events, "Append the run's events to this file as JSON lines");
-  cmd->add_option("--out", a->out, "Output directory (default kforge-out/RUN)");
-  cmd->add_option("--store", a->store, "Run store (default $KFORGE_STORE or .kforge/runs.db)");
+  cmd->add_option("--out", a->out, kOutHelp);
+  cmd->add_option("--store", a->store, kStoreHelp);
   cmd->add_option("--simulate", o.simulate,
                   "Replay measurements from a recording instead of judging");
   cmd->add_option("--record", o.record, "Append every judged result to this recording");

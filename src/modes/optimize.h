@@ -53,7 +53,7 @@ struct OptimizeOptions {
   // The team (agents/roles.h parse_team): "builtin", or "planner=builtin,implementer=files".
   std::string brain = "builtin";
   std::filesystem::path sources;  // the files brain's folder of C++ sources
-  std::filesystem::path out_dir;  // default: kforge-out/RUN_ID
+  std::filesystem::path out_dir;  // default: default_output_dir(RUN_ID) (support/fs.h)
   std::string cxx = "g++";
   // The backend that compiles, runs and profiles the kernels (harness/backend.h).
   std::string backend = "cpu";

@@ -1,5 +1,6 @@
 // The optimize loop's tuning passes and its final side-by-side run (optimize_loop.h).
 #include "modes/optimize_loop.h"
+#include "support/fs.h"
 
 namespace kf::optimize_detail {
 
@@ -97,7 +98,7 @@ Expected<OptimizeResult> Loop::finish() {
     out.best_result = best_result_;
     out.final_result = *f;
   }
-  out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
+  out.out_dir = o_.out_dir.empty() ? default_output_dir(run_id_) : o_.out_dir;
   out.summary =
       optimize_summary(env_->compiled.task, o_, out, log_->reference_median(), log_->journey());
   KF_RETURN_IF_ERROR(write_optimize_outputs(env_->compiled.task, out));

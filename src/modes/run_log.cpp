@@ -13,6 +13,16 @@ std::string candidate_label(const agents::CandidateMsg& c) {
              : c.origin;
 }
 
+namespace {
+// A speedup over the reference or the library: from the same run when it timed them, else an
+// anchor's time over this median (0 when either is unknown).
+double speedup_over(const std::optional<Timing>& same_run, double same_run_ratio, double anchor_s,
+                    double median_s) {
+  if (same_run && same_run_ratio > 0) return same_run_ratio;
+  return median_s > 0 && anchor_s > 0 ? anchor_s / median_s : 0.0;
+}
+}  // namespace
+
 nlohmann::json RunLog::Anchors::to_json() const {
   nlohmann::json j = {{"reference_median_s", reference_median_s},
                       {"reference_min_s", reference_min_s}};
@@ -110,16 +120,10 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   const double median = r.timing ? r.timing->median_s : 0;
   const double speedup = median > 0 && reference_median_ > 0 ? reference_median_ / median : 0;
   const bool anchored_here = anchors_.reference_median_s == 0 && r.reference_timing;
-  // Over the reference and the library: from this run when it timed them, else over the anchors.
-  const auto over = [&](const std::optional<Timing>& same_run, double same_run_ratio,
-                        double anchor_s) {
-    if (same_run && same_run_ratio > 0) return same_run_ratio;
-    return median > 0 && anchor_s > 0 ? anchor_s / median : 0.0;
-  };
   const double vs_reference =
-      over(r.reference_timing, r.vs_reference.median, anchors_.reference_median_s);
+      speedup_over(r.reference_timing, r.vs_reference.median, anchors_.reference_median_s, median);
   const double vs_library =
-      over(r.baseline_timing, r.vs_baseline.median, anchors_.library_median_s);
+      speedup_over(r.baseline_timing, r.vs_baseline.median, anchors_.library_median_s, median);
   const int seq = ++attempt_seq_;
   AttemptRecord a{.run_id = c_.run_id,
                   .seq = seq,

@@ -16,6 +16,7 @@
 #include "modes/run_log.h"
 #include "search/policy_internal.h"
 #include "search/rank_correlation.h"
+#include "support/fs.h"
 #include "support/interrupt.h"
 
 namespace kf::search {
@@ -337,7 +338,7 @@ Expected<SearchResult> Engine::finish() {
   out.attempts = log_->attempts();
   out.reused = log_->reused();
   out.stop_reason = stop_reason_;
-  out.out_dir = o_.out_dir.empty() ? std::filesystem::path("kforge-out") / run_id_ : o_.out_dir;
+  out.out_dir = o_.out_dir.empty() ? default_output_dir(run_id_) : o_.out_dir;
   OptimizeOptions as_run;
   as_run.task_dir = o_.task_dir;
   as_run.threads = o_.threads;

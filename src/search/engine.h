@@ -55,7 +55,7 @@ struct SearchOptions {
   // Share of the evaluation budget kept for the refinement of the top nodes' knobs.
   double refine_share = 0.15;
   bool final_run = true;
-  std::filesystem::path out_dir;  // "" : kforge-out/RUN
+  std::filesystem::path out_dir;  // "": default_output_dir(RUN) (support/fs.h)
   std::string simulate, record;
   double sim_latency_s = 0;
   bool remeasure = false;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 
+#include "support/fs.h"
 #include "support/hash.h"
 #include "support/json_text.h"
 
@@ -257,7 +258,8 @@ std::string utc_timestamp() {
 
 std::filesystem::path default_store_path() {
   if (const char* p = std::getenv("KFORGE_STORE"); p && *p) return p;
-  return std::filesystem::current_path() / ".kforge" / "runs.db";
+  const std::filesystem::path data = data_dir();
+  return data.empty() ? std::filesystem::current_path() / ".kforge" / "runs.db" : data / "runs.db";
 }
 
 Expected<RunRecord> find_run(Store& store, const std::string& id) {

@@ -5,7 +5,7 @@
 // (tests/contract/store_contract_test.cpp): SqliteStore (sqlite_store.h), the real one, and
 // MemoryStore (memory_store.h), a double for tests of modes and agents.
 //
-//   auto store = SqliteStore::open(default_store_path());       // .kforge/runs.db
+//   auto store = SqliteStore::open(default_store_path());       // ~/.local/share/kforge/runs.db
 //   if (!store) return store.error();
 //   RunRecord run{.id = new_run_id(), .task_dir = dir, .task_name = "matmul",
 //                 .mode = "optimize", .brain = "builtin"};
@@ -221,7 +221,9 @@ std::string new_run_id();
 // The current time, ISO 8601 UTC with milliseconds: "2026-12-02T15:30:12.345Z".
 std::string utc_timestamp();
 
-// $KFORGE_STORE when set and non-empty, else <current directory>/.kforge/runs.db.
+// $KFORGE_STORE when set and non-empty, else the user's data folder's runs.db
+// ($XDG_DATA_HOME/kforge, by default ~/.local/share/kforge: support/fs.h data_dir), else (no
+// HOME) <current directory>/.kforge/runs.db. `kforge --here` sets $KFORGE_STORE to the last.
 std::filesystem::path default_store_path();
 
 }  // namespace kf

@@ -68,6 +68,19 @@ fs::path cache_dir() {
   return dir;
 }
 
+fs::path data_dir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return fs::path(x) / "kforge";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".local" / "share" / "kforge";
+  return {};
+}
+
+fs::path default_output_dir(const std::string& run_id) {
+  if (const char* o = std::getenv("KFORGE_OUT"); o && *o) return fs::path(o) / run_id;
+  const fs::path data = data_dir();
+  return (data.empty() ? fs::current_path() / "kforge-out" : data / "runs") / run_id;
+}
+
 fs::path executable_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);

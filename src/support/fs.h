@@ -33,6 +33,14 @@ class TempDir {
 // $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge. Created on demand.
 fs::path cache_dir();
 
+// The user's kforge data folder: $XDG_DATA_HOME/kforge, else ~/.local/share/kforge; "" when
+// neither variable is set (then the working directory holds what would go there). Not created.
+fs::path data_dir();
+
+// Where a run's outputs go, OUT/RUN_ID: $KFORGE_OUT, else data_dir()/runs, else kforge-out in
+// the working directory (`kforge --here` sets $KFORGE_OUT to that).
+fs::path default_output_dir(const std::string& run_id);
+
 // The directory holding the running executable (from /proc/self/exe).
 fs::path executable_dir();
 

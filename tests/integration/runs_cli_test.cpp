@@ -129,5 +129,51 @@ TEST(RunsCli, VersionAndABareKforgeSayWhatTheyAre) {
   EXPECT_NE(bare.out.find("optimize"), std::string::npos) << bare.out;
 }
 
+// Where a run's store and outputs go without --store and --out: the user's data folder
+// ($XDG_DATA_HOME/kforge), nothing in the working directory; with `kforge --here`, the working
+// directory (.kforge/runs.db, kforge-out/RUN), and the data folder is left alone.
+TEST(RunsCli, TheStoreAndOutputsLiveInTheUsersDataFolderUnlessHere) {
+  const fs::path data = temp_root() / "xdg_data", work = temp_root() / "xdg_work";
+  fs::create_directories(work);
+  const auto kforge = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), testing::kforge_bin());
+    auto r = run_process({.argv = args,
+                          .cwd = work.string(),
+                          .env_set = {{"XDG_DATA_HOME", data.string()}},
+                          .timeout_s = 300});
+    KF_CHECK(r.has_value()) << r.error().message();
+    return *r;
+  };
+  const std::vector<std::string> optimize = {"optimize",   kTask.string(), "--budget-evals",
+                                             "1",          "--min-time",   "0.02",
+                                             "--no-final", "--no-profile"};
+  ProcessResult r = kforge(optimize);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  ASSERT_TRUE(fs::exists(data / "kforge" / "runs.db"));
+  ProcessResult listed = kforge({"runs", "--json"});
+  ASSERT_TRUE(listed.ok()) << describe(listed);
+  const auto runs = nlohmann::json::parse(listed.out)["runs"];
+  ASSERT_EQ(runs.size(), 1u) << listed.out;
+  const std::string id = runs[0]["id"];
+  EXPECT_TRUE(fs::exists(data / "kforge" / "runs" / id / "best.cpp"));
+  EXPECT_NE(r.out.find("wrote " + (data / "kforge" / "runs" / id).string()), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::is_empty(work)) << "nothing in the working directory";
+
+  std::vector<std::string> here = optimize;
+  here.insert(here.begin(), "--here");
+  r = kforge(here);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  ASSERT_TRUE(fs::exists(work / ".kforge" / "runs.db"));
+  ProcessResult local = kforge({"--here", "runs", "--json"});
+  ASSERT_TRUE(local.ok()) << describe(local);
+  const auto local_runs = nlohmann::json::parse(local.out)["runs"];
+  ASSERT_EQ(local_runs.size(), 1u) << local.out;
+  EXPECT_TRUE(
+      fs::exists(work / "kforge-out" / local_runs[0]["id"].get<std::string>() / "best.cpp"));
+  EXPECT_EQ(nlohmann::json::parse(kforge({"runs", "--json"}).out)["runs"].size(), 1u)
+      << "the data folder's store has its one run still";
+}
+
 }  // namespace
 }  // namespace kf

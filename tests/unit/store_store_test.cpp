@@ -5,9 +5,12 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
+#include "support/fs.h"
 #include "unit/store_test_util.h"
 
 namespace kf {
@@ -93,18 +96,59 @@ TEST(StoreKeys, TimestampsAreIsoUtcAndSortByTime) {
   EXPECT_LE(t, utc_timestamp());
 }
 
-TEST(StoreKeys, DefaultStorePathHonoursTheEnvironment) {
-  const char* old = std::getenv("KFORGE_STORE");
-  std::string saved = old != nullptr ? old : "";
-  setenv("KFORGE_STORE", "/tmp/elsewhere/runs.db", 1);
-  EXPECT_EQ(default_store_path(), std::filesystem::path("/tmp/elsewhere/runs.db"));
-  setenv("KFORGE_STORE", "", 1);
-  EXPECT_EQ(default_store_path(), std::filesystem::current_path() / ".kforge" / "runs.db");
-  if (old != nullptr) {
-    setenv("KFORGE_STORE", saved.c_str(), 1);
-  } else {
-    unsetenv("KFORGE_STORE");
+// Sets environment variables for a scope and puts the old values back.
+class ScopedEnv {
+ public:
+  void set(const char* name, const char* value) {
+    if (!saved_.count(name)) {
+      const char* old = std::getenv(name);
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+    }
+    if (value) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
   }
+  ~ScopedEnv() {
+    for (const auto& [name, value] : saved_) set_back(name, value);
+  }
+
+ private:
+  static void set_back(const std::string& name, const std::optional<std::string>& v) {
+    if (v) {
+      setenv(name.c_str(), v->c_str(), 1);
+    } else {
+      unsetenv(name.c_str());
+    }
+  }
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+TEST(StoreKeys, DefaultStorePathHonoursTheEnvironment) {
+  ScopedEnv env;
+  env.set("KFORGE_STORE", "/tmp/elsewhere/runs.db");
+  EXPECT_EQ(default_store_path(), std::filesystem::path("/tmp/elsewhere/runs.db"));
+  env.set("KFORGE_STORE", "");
+  env.set("XDG_DATA_HOME", "/tmp/data");
+  EXPECT_EQ(default_store_path(), std::filesystem::path("/tmp/data/kforge/runs.db"));
+  env.set("XDG_DATA_HOME", nullptr);
+  env.set("HOME", "/home/u");
+  EXPECT_EQ(default_store_path(), std::filesystem::path("/home/u/.local/share/kforge/runs.db"));
+  env.set("HOME", nullptr);
+  EXPECT_EQ(default_store_path(), std::filesystem::current_path() / ".kforge" / "runs.db");
+}
+
+TEST(StoreKeys, DefaultOutputDirHonoursTheEnvironment) {
+  ScopedEnv env;
+  env.set("KFORGE_OUT", "/tmp/outs");
+  EXPECT_EQ(default_output_dir("r1"), std::filesystem::path("/tmp/outs/r1"));
+  env.set("KFORGE_OUT", nullptr);
+  env.set("XDG_DATA_HOME", "/tmp/data");
+  EXPECT_EQ(default_output_dir("r1"), std::filesystem::path("/tmp/data/kforge/runs/r1"));
+  env.set("XDG_DATA_HOME", nullptr);
+  env.set("HOME", nullptr);
+  EXPECT_EQ(default_output_dir("r1"), std::filesystem::current_path() / "kforge-out" / "r1");
 }
 
 }  // namespace
