@@ -381,11 +381,15 @@ void add_runs_commands(CLI::App& app) {
     fmt::print("run {} ({} on {}, brain {}): {}, created {}, updated {}\n", run->id, run->mode,
                run->task_name, run->brain, run->state, run->created_at, run->updated_at);
     fmt::print("{} attempts, {} messages\n", attempts->size(), messages->size());
+    // 'ref': the reference's time over the attempt's (modes/run_log.h, "Anchors").
+    fmt::print("  {:>3} {:<9} {:<30} {:<15} {:>12} {:>8}\n", "", "kind", "strategy", "verdict",
+               "median", "ref");
     for (const auto& a : *attempts) {
       const std::string strategy = column_text(terminal_text(a.strategy), 30);
+      const double vs = a.detail.is_object() ? a.detail.value("vs_reference", 0.0) : 0.0;
       fmt::print("  {:>3} {:<9} {:<30} {:<15} {:>12} {:>8}\n", a.seq, a.kind, strategy, a.verdict,
                  a.median_s > 0 ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
-                 a.speedup > 0 ? fmt::format("{:.2f}x", a.speedup) : "-");
+                 vs > 0 ? fmt::format("{:.2f}x", vs) : "-");
     }
     // The planner's reasons, in the order it gave them.
     bool plans_header = false;
