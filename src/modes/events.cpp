@@ -94,13 +94,17 @@ std::string ratio(double x) {
   return x > 0 ? fmt::format("{:.2f}x", x) : "-";
 }
 
+// "[  3/12]": evaluations against the budget.
+std::string counter_text(int evaluation, int budget) {
+  return fmt::format("[{:>3}/{}]", evaluation, budget);
+}
+
 std::string attempt_line(const AttemptJudged& a) {
   // The counter stops at the budget: the final run is a measurement of its own, not one more
   // evaluation of the search. Long labels are cut so the columns stay aligned.
-  const std::string width = fmt::format("[{:>3}/{}]", a.budget_evals, a.budget_evals);
-  const std::string counter = a.kind == "final"
-                                  ? fmt::format("{:<{}}", "[final]", width.size())
-                                  : fmt::format("[{:>3}/{}]", a.evaluation, a.budget_evals);
+  const size_t width = counter_text(a.budget_evals, a.budget_evals).size();
+  const std::string counter = a.kind == "final" ? fmt::format("{:<{}}", "[final]", width)
+                                                : counter_text(a.evaluation, a.budget_evals);
   const bool timed = a.median_s > 0;
   return fmt::format(
              fmt::runtime(kColumns), counter, a.kind, column_text(a.label, 34), a.verdict,
@@ -112,7 +116,7 @@ std::string attempt_line(const AttemptJudged& a) {
 }
 
 std::string started_lines(const RunStarted& s) {
-  const std::string counter(fmt::format("[{:>3}/{}]", s.budget_evals, s.budget_evals).size(), ' ');
+  const std::string counter(counter_text(s.budget_evals, s.budget_evals).size(), ' ');
   return fmt::format("run {} on {} ({} thread{}, budget {} evaluations / {:.0f} s)\n", s.run_id,
                      s.task, s.threads, s.threads == 1 ? "" : "s", s.budget_evals,
                      s.budget_time_s) +

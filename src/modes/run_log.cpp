@@ -23,17 +23,6 @@ double speedup_over(const std::optional<Timing>& same_run, double same_run_ratio
 }
 }  // namespace
 
-nlohmann::json RunLog::Anchors::to_json() const {
-  nlohmann::json j = {{"reference_median_s", reference_median_s},
-                      {"reference_min_s", reference_min_s}};
-  if (library_median_s > 0) {
-    j["library"] = library;
-    j["library_median_s"] = library_median_s;
-    j["library_min_s"] = library_min_s;
-  }
-  return j;
-}
-
 Expected<RunResult> RunLog::judge_anchoring(const agents::CandidateMsg& c, const std::string& kind,
                                             EvalOptions e) {
   const bool anchoring = anchors_.reference_median_s == 0 && !anchors_failed_ && kind != "final" &&

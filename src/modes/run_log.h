@@ -94,7 +94,6 @@ class RunLog {
     double reference_median_s = 0, reference_min_s = 0;
     double library_median_s = 0, library_min_s = 0;
     std::string library;  // the baseline's name
-    nlohmann::json to_json() const;
   };
   const Anchors& anchors() const { return anchors_; }
   // Speedups are reported over this median (the run's first candidate).
