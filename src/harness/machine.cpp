@@ -3,7 +3,9 @@
 // machine, runs it, and caches its figures per machine fingerprint.
 #include "harness/machine.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "harness/machine_probe_source.h"
@@ -15,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -280,6 +283,28 @@ Status run_probe(const fs::path& binary, double seconds, MachineInfo& m) {
 }
 
 // The cached measurements for m's fingerprint copied into m; false if absent or unreadable.
+// An exclusive flock held for the object's life; a lock that cannot be taken (a read-only cache)
+// only loses the serialization, never the probe.
+class ProbeLock {
+ public:
+  explicit ProbeLock(const fs::path& path) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return;
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~ProbeLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  ProbeLock(const ProbeLock&) = delete;
+  ProbeLock& operator=(const ProbeLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 bool load_cached(const fs::path& file, MachineInfo& m) {
   auto text = read_file(file);
   if (!text) return false;
@@ -383,6 +408,11 @@ Expected<MachineInfo> probe_machine(const ProbeOptions& options) {
         "and on PATH?",
         options.cxx));
   fs::path file = machine_cache_file(m.fingerprint);
+  if (!options.refresh && load_cached(file, m)) return m;
+  // One probe at a time per cache: a probe that runs beside another measures the ceilings low
+  // (each takes cores from the other), and low ceilings make correct kernels "suspicious". A
+  // process that waited reads what the one before it measured.
+  ProbeLock lock(file.parent_path() / "probe.lock");
   if (!options.refresh && load_cached(file, m)) return m;
 
   auto binary = build_probe(options, m);

@@ -238,7 +238,8 @@ TEST(OptimizeWrittenSource, AMixedTeamFromAFileBuiltinPlannerWithTheFilesImpleme
                          "sources = \"by_strategy\"\n";
   ProcessResult r = run_kforge(
       {"optimize", (kFixture / "task").string(), "--config", team.string(), "--min-time", "0.1",
-       "--budget-evals", "8", "--no-profile", "--store", db.string(), "--out", out.string()},
+       "--budget-evals", "8", "--no-profile", "--stop-at", "100", "--store", db.string(), "--out",
+       out.string()},
       300);
   ASSERT_TRUE(r.ok()) << describe(r);
   const nlohmann::json s = summary_of(out);
@@ -254,7 +255,9 @@ TEST(OptimizeWrittenSource, AMixedTeamFromAFileBuiltinPlannerWithTheFilesImpleme
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(steps[0].kind, "baseline");
   // The built-in planner's strategies, carried out by the files implementer: a file for a plan
-  // is judged, a plan with no file is not applicable.
+  // is judged, a plan with no file is not applicable. The roofline never stops the planner here
+  // (--stop-at 100): on a fast machine the first written kernel can reach 90% of it, and the
+  // planner would stop before proposing a strategy with no file.
   int judged = 0, missing = 0;
   for (const Step& st : steps) {
     if (st.kind != "plan") continue;

@@ -4,11 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "support/fs.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
@@ -199,6 +206,37 @@ TEST(ProbeMachine, MeasuresAndThenUsesTheCache) {
   for (const auto& entry : fs::directory_iterator(file.parent_path()))
     binaries += entry.path().filename().string().rfind("probe-", 0) == 0;
   EXPECT_EQ(binaries, 1);
+}
+
+
+// Probes are serialized per cache: a process that finds no figures while another probes waits
+// for it and reads what it measured instead of measuring beside it (two probes at once each
+// measure the other's load).
+TEST(ProbeMachine, AProbeWaitsForTheOneRunningAndReadsItsFigures) {
+  if (describe_machine().cxx_version.empty()) GTEST_SKIP() << "g++ is not installed";
+  ScopedCacheDir cache;
+  const MachineInfo facts = describe_machine();
+  const fs::path file = machine_cache_file(facts.fingerprint);
+  fs::create_directories(file.parent_path());
+  // This test plays the running probe: it holds the lock, then writes figures no measurement
+  // gives.
+  const int fd = ::open((file.parent_path() / "probe.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  std::optional<Expected<MachineInfo>> waited;
+  std::thread waiter([&] { waited = probe_machine({.seconds = 0.3}); });
+  MachineInfo written = facts;
+  written.peak_gflops_1t = 1234.5;
+  written.peak_gflops_all = 2469;
+  written.dram_gbps_1t = written.dram_gbps_all = written.cache_gbps_1t = 77;
+  written.probed_at = "2026-01-01T00:00:00Z";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter reaches the lock
+  ASSERT_TRUE(write_file_atomic(file, dump_json(written.to_json(), 2)));
+  ::close(fd);
+  waiter.join();
+  ASSERT_TRUE(waited && *waited) << waited->error().message();
+  EXPECT_EQ((*waited)->peak_gflops_1t, 1234.5);
+  EXPECT_EQ((*waited)->probed_at, "2026-01-01T00:00:00Z");
 }
 
 }  // namespace
