@@ -2,9 +2,8 @@
 // probe's cache. Speed figures are only checked to be positive: performance is not a unit test.
 #include "harness/machine.h"
 
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -207,7 +206,6 @@ TEST(ProbeMachine, MeasuresAndThenUsesTheCache) {
     binaries += entry.path().filename().string().rfind("probe-", 0) == 0;
   EXPECT_EQ(binaries, 1);
 }
-
 
 // Probes are serialized per cache: a process that finds no figures while another probes waits
 // for it and reads what it measured instead of measuring beside it (two probes at once each
