@@ -236,11 +236,10 @@ TEST(OptimizeWrittenSource, AMixedTeamFromAFileBuiltinPlannerWithTheFilesImpleme
   fs::create_directory_symlink(kFixture / "by_strategy", team.parent_path() / "by_strategy");
   std::ofstream(team) << "[brain]\nplanner = \"builtin\"\nimplementer = \"files\"\n"
                          "sources = \"by_strategy\"\n";
-  ProcessResult r = run_kforge(
-      {"optimize", (kFixture / "task").string(), "--config", team.string(), "--min-time", "0.1",
-       "--budget-evals", "8", "--no-profile", "--stop-at", "100", "--store", db.string(), "--out",
-       out.string()},
-      300);
+  ProcessResult r = run_kforge({"optimize", (kFixture / "task").string(), "--config", team.string(),
+                                "--min-time", "0.1", "--budget-evals", "8", "--no-profile",
+                                "--stop-at", "100", "--store", db.string(), "--out", out.string()},
+                               300);
   ASSERT_TRUE(r.ok()) << describe(r);
   const nlohmann::json s = summary_of(out);
   EXPECT_EQ(s["brain"],
