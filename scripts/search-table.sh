@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The policy comparison of docs/search.md: every policy on the given tasks at one evaluation
 # budget, for several seeds, in one store (a candidate is measured once and read back by every
-# run that reaches it, so the policies are compared on the same measurements). Prints a markdown
+# run that reaches it, so the policies are compared on the same measurements; --count-stored
+# makes those read-backs spend budget, so every run judges equally many candidates). Prints a markdown
 # table: per task and policy, the median over seeds of the best minimum time and of the
 # evaluations it took to come within 90% of it. Not a test: minutes per task.
 #
@@ -24,7 +25,7 @@ for task in "$@"; do
       mkdir -p "$out/$(basename "$task")"
       [ -f "$dir/summary.json" ] && continue
       "$kforge" search "$task" --policy "$policy" --seed "$seed" --budget-evals "$budget" \
-        --min-time 0.1 --no-final --store "$out/table.db" --out "$dir" -q > "$dir.log" 2>&1 ||
+        --min-time 0.1 --no-final --count-stored --store "$out/table.db" --out "$dir" -q > "$dir.log" 2>&1 ||
         echo "failed: $task $policy $seed (see $dir.log)" >&2
     done
   done

@@ -111,6 +111,7 @@ int run_replay(const ReplayArgs& a) {
       agents::llm_brain::SessionOptions{.config = config_for((*server)->base_url(), *records)});
   o.llm_args = {};  // the replay server stands in for the recorded settings
   o.out_dir = a.out;
+  o.spend_as = a.run;
   if (!a.quiet)  // on stderr when stdout holds the JSON document
     o.progress = [out = a.json ? stderr : stdout](const std::string& s) {
       fmt::print(out, "{}\n", s);

@@ -155,6 +155,9 @@ void add_search_command(CLI::App& app) {
   cmd->add_option("--record", o.record, "Append every judged result to this recording");
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
+  cmd->add_flag("--count-stored", o.count_stored,
+                "Read-backs of earlier runs' measurements spend budget too (runs compared in one "
+                "store judge equally many candidates)");
   add_steering_options(cmd, o.strategies, o.pins);
   add_from_option(cmd, o.from);
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");

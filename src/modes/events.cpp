@@ -38,7 +38,8 @@ nlohmann::json body(const AttemptJudged& e) {
                       {"candidate", e.candidate},
                       {"verdict", e.verdict},
                       {"message", e.message},
-                      {"reused", e.reused}};
+                      {"reused", e.reused},
+                      {"spent", e.spent}};
   if (e.median_s > 0) {
     j["median_s"] = e.median_s;
     j["min_s"] = e.min_s;
@@ -69,6 +70,7 @@ nlohmann::json body(const RunEnded& e) {
                       {"evaluations", e.evaluations},
                       {"attempts", e.attempts},
                       {"reused", e.reused},
+                      {"borrowed", e.borrowed},
                       {"best_median_s", e.best_median_s}};
   if (!e.final_verdict.empty()) j["final_verdict"] = e.final_verdict;
   return j;
@@ -103,8 +105,11 @@ std::string attempt_line(const AttemptJudged& a) {
   // The counter stops at the budget: the final run is a measurement of its own, not one more
   // evaluation of the search. Long labels are cut so the columns stay aligned.
   const size_t width = counter_text(a.budget_evals, a.budget_evals).size();
-  const std::string counter = a.kind == "final" ? fmt::format("{:<{}}", "[final]", width)
-                                                : counter_text(a.evaluation, a.budget_evals);
+  std::string counter = counter_text(a.evaluation, a.budget_evals);
+  if (a.kind == "final") counter = fmt::format("{:<{}}", "[final]", width);
+  if (!a.spent) counter = fmt::format("[{:>3}/{}]", "-", a.budget_evals);
+  std::string note;
+  if (a.reused) note = a.spent ? "  (stored)" : "  (an earlier run's measurement: no budget spent)";
   const bool timed = a.median_s > 0;
   return fmt::format(
              fmt::runtime(kColumns), counter, a.kind, column_text(a.label, 34), a.verdict,
@@ -112,7 +117,7 @@ std::string attempt_line(const AttemptJudged& a) {
              timed ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
              a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
              timed ? fmt::format("{:.0f}%", 100 * a.spread) : "-") +
-         versus_best(a.vs_best_median, a.vs_best_min) + (a.reused ? "  (stored)" : "");
+         versus_best(a.vs_best_median, a.vs_best_min) + note;
 }
 
 std::string started_lines(const RunStarted& s) {

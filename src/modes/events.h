@@ -54,6 +54,9 @@ struct AttemptJudged {
   // Side by side with the best (a confirmation): its time over this one's, by median and min.
   double vs_best_median = 0, vs_best_min = 0;
   bool reused = false;  // read back from the store, not measured again
+  // Whether it spent a slot of the budget (modes/run_log.h, "Budget"): false for a read-back of
+  // an earlier run's measurement, whose `evaluation` is then the count before it.
+  bool spent = true;
 };
 
 // The run's best changed.
@@ -70,6 +73,7 @@ struct Note {
 struct RunEnded {
   std::string run_id, stop_reason, best_candidate;
   int evaluations = 0, attempts = 0, reused = 0;
+  int borrowed = 0;  // read back from earlier runs, no budget spent (modes/run_log.h)
   double best_median_s = 0;
   std::string final_verdict;  // "" when there was no final run
 };

@@ -13,6 +13,7 @@ Status Loop::setup() {
   env_ = std::move(*env);
   if (o_.seed == 0) o_.seed = std::hash<std::string>{}(run_id_) | 1;
   log_ = std::make_unique<RunLog>(env_->log_config(store_, run_id_, o_.budget_evals, &events_));
+  if (!o_.spend_as.empty()) KF_RETURN_IF_ERROR(log_->spend_as(o_.spend_as));
   if (resuming_) return resume_state();
   return {};
 }
@@ -21,7 +22,8 @@ Status Loop::setup() {
 Status Loop::resume_state() {
   auto p = resume_point(store_, run_id_, env_->task_hash, now_s());
   if (!p) return p.error();
-  log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq);
+  KF_RETURN_IF_ERROR(
+      log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq));
   started_ = p->started_epoch_s;
   if (!p->task_changed) {
     if (p->marker) log_->add_to_journey(p->marker->to_json());

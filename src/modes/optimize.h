@@ -79,6 +79,9 @@ struct OptimizeOptions {
   // machine and threads) are not read back. The run's own still are, so a resumed run repeats
   // no measurement.
   bool remeasure = false;
+  // A run whose budget accounting this one follows attempt by attempt (kforge replay: the
+  // recorded run's measurements are read back, and each spends a slot where it did there).
+  std::string spend_as;
   agents::StrategyFilter strategies;  // --only / --skip: what the built-in planner may propose
   agents::KnobPins pins;              // --pin: knob values the built-in brain keeps
   StartingPoint from;                 // --from: the first candidate (empty: the implementer's)
@@ -116,7 +119,9 @@ struct OptimizeResult {
   // Bests that failed the final run on fresh inputs, in order (key, recipe, verdict, message);
   // each was replaced by the next fastest candidate that passed.
   std::vector<nlohmann::json> final_failures;
-  int evaluations = 0, attempts = 0, reused = 0;
+  // Budget slots spent, attempts, read-backs among the spent slots, read-backs of earlier runs'
+  // measurements (free: modes/run_log.h, "Budget").
+  int evaluations = 0, attempts = 0, reused = 0, borrowed = 0;
   std::string first_label;  // what speedups are over: "default schedule", "reference"
   std::string stop_reason;
   std::filesystem::path out_dir;

@@ -57,6 +57,7 @@ Expected<OptimizeResult> Loop::finish() {
   out.evaluations = evals();
   out.attempts = log_->attempts();
   out.reused = log_->reused();
+  out.borrowed = log_->borrowed();
   out.stop_reason = stop_reason_;
   out.first_label = first_label_;
   if (o_.final_run && !halted()) {
@@ -109,6 +110,7 @@ Expected<OptimizeResult> Loop::finish() {
                         .evaluations = evals(),
                         .attempts = log_->attempts(),
                         .reused = log_->reused(),
+                        .borrowed = log_->borrowed(),
                         .best_median_s = best_result_.timing ? best_result_.timing->median_s : 0,
                         .final_verdict = out.final_result
                                              ? std::string(verdict_name(out.final_result->verdict))

@@ -25,6 +25,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"stage_times", stage_times},
           {"stage_time_s", stage_time_s},
           {"remeasure", remeasure},
+          {"spend_as", spend_as},
           {"strategies", strategies.to_json()},
           {"pins", pins.to_json()},
           {"from", from.to_json()},
@@ -88,6 +89,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
       return Status::error("run options: stage_times must be auto, on or off");
     o.stage_time_s = j.value("stage_time_s", o.stage_time_s);
     o.remeasure = j.value("remeasure", o.remeasure);
+    o.spend_as = j.value("spend_as", std::string());
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
     if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
     if (j.contains("from")) o.from = StartingPoint::from_json(j["from"]);

@@ -20,6 +20,7 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, cons
   s["evaluations"] = r.evaluations;
   s["attempts"] = r.attempts;
   s["reused_evaluations"] = r.reused;
+  s["borrowed_evaluations"] = r.borrowed;
   s["stop_reason"] = r.stop_reason;
   s["naive_median_s"] = naive_median_s;
   s["first_candidate"] = r.first_label;
@@ -59,8 +60,13 @@ std::string optimize_summary_text(const nlohmann::json& s) {
   std::string t = fmt::format("kforge {}: run {} on {} ({} thread(s), brain {})\n",
                               s.value("mode", "optimize"), s.value("run", ""), s.value("task", ""),
                               s.value("threads", 1), s.value("brain", ""));
-  t += fmt::format("{} evaluations ({} read back from the store), {} attempts; stopped: {}\n",
+  t += fmt::format("{} evaluations ({} read back from the store){}, {} attempts; stopped: {}\n",
                    s.value("evaluations", 0), s.value("reused_evaluations", 0),
+                   s.value("borrowed_evaluations", 0) > 0
+                       ? fmt::format(", {} more read back from earlier runs at no cost to the "
+                                     "budget",
+                                     s.value("borrowed_evaluations", 0))
+                       : "",
                    s.value("attempts", 0), s.value("stop_reason", ""));
   // An attempt's speedup over the reference (modes/run_log.h, "Anchors"), 0 when unknown.
   const auto vs_reference = [](const nlohmann::json& a) {

@@ -65,19 +65,51 @@ void RunLog::take_anchors(const RunResult& r) {
   c_.events->emit(Note{c_.run_id, "  " + text});
 }
 
+Status RunLog::resume_at(int stored_attempts, int stored_messages, int attempt_seq,
+                         int message_seq) {
+  stored_attempts_ = stored_attempts;
+  stored_messages_ = stored_messages;
+  attempt_seq_ = attempt_seq;
+  message_seq_ = message_seq;
+  auto stored = c_.store->attempts(c_.run_id);
+  if (!stored) return stored.error();
+  for (const AttemptRecord& a : *stored)
+    if (!a.evaluation_key.empty()) stored_spent_[a.seq] = a.detail.value("budget", true);
+  return {};
+}
+
+Status RunLog::spend_as(const std::string& run_id) {
+  auto stored = c_.store->attempts(run_id);
+  if (!stored) return stored.error();
+  for (const AttemptRecord& a : *stored)
+    if (!a.evaluation_key.empty()) spent_as_[a.seq] = a.detail.value("budget", true);
+  return {};
+}
+
+bool RunLog::spends(int seq, const std::string& ekey, bool fresh) const {
+  if (auto it = stored_spent_.find(seq); it != stored_spent_.end() && seq <= stored_attempts_)
+    return it->second;
+  if (auto it = spent_as_.find(seq); it != spent_as_.end()) return it->second;
+  return fresh || c_.earlier_runs_spend || run_keys_.contains(ekey);
+}
+
+Status RunLog::put_candidate(const agents::CandidateMsg& c) {
+  return c_.store->put_candidate(
+      {.key = c.key,
+       .source = c.source,
+       .schedule = c.generated ? c.generated->schedule : "",
+       .knobs = c.generated ? c.generated->recipe.to_json() : nlohmann::json(),
+       .provenance = {{"kind", agents::source_kind_name(c.kind)},
+                      {"origin", c.origin},
+                      {"parent", c.parent},
+                      {"brain", c_.brain}}});
+}
+
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
                                     const std::string& strategy, const EvalOptions& options,
                                     const nlohmann::json& extra) {
   Store& store = *c_.store;
-  KF_RETURN_IF_ERROR(
-      store.put_candidate({.key = c.key,
-                           .source = c.source,
-                           .schedule = c.generated ? c.generated->schedule : "",
-                           .knobs = c.generated ? c.generated->recipe.to_json() : nlohmann::json(),
-                           .provenance = {{"kind", agents::source_kind_name(c.kind)},
-                                          {"origin", c.origin},
-                                          {"parent", c.parent},
-                                          {"brain", c_.brain}}}));
+  KF_RETURN_IF_ERROR(put_candidate(c));
   // A final or confirming measurement is a measurement of its own, never the stored one again
   // (a confirmation is numbered by its attempt, so a resumed run finds it in the store).
   std::string label;
@@ -93,7 +125,6 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
     auto back = RunResult::from_json((*found)->result);
     if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
     r = *back;
-    ++reused_;
   } else {
     EvalOptions e = options;
     e.label = label;
@@ -105,7 +136,14 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
     if (interrupted()) return Status::error(kInterrupted);
     r = *judged;
   }
-  ++evaluations_;
+  const bool spent = spends(attempt_seq_ + 1, ekey, fresh);
+  run_keys_.insert(ekey);
+  if (spent) {
+    ++evaluations_;
+    if (!fresh) ++reused_;
+  } else {
+    ++borrowed_;
+  }
   const double median = r.timing ? r.timing->median_s : 0;
   const double speedup = median > 0 && reference_median_ > 0 ? reference_median_ / median : 0;
   const bool anchored_here = anchors_.reference_median_s == 0 && r.reference_timing;
@@ -128,6 +166,7 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
                              {"recipe", c.describe()},
                              {"message", r.message},
                              {"reused", !fresh},
+                             {"budget", spent},
                              {"roofline_fraction", r.roofline ? r.roofline->fraction : 0.0}}};
   if (extra.is_object()) a.detail.update(extra);
   if (r.rival_timing)
@@ -177,7 +216,8 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
                                   .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
                                   .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
                                   .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
-                                  .reused = !fresh});
+                                  .reused = !fresh,
+                                  .spent = spent});
   if (anchored_here) take_anchors(r);
   return r;
 }

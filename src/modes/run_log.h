@@ -17,6 +17,14 @@
 // asks for a measurement of its own: "final" (once per run) and "confirm" (numbered by its
 // attempt, so that a resumed run finds it in the store).
 //
+// Budget. An evaluation spends one of the run's `--budget-evals` when this run measured it: a
+// fresh measurement, or a read-back of one this run made before (a candidate met again, the
+// replay of a resumed run). A read-back of what an earlier run measured costs nothing: a second
+// run on a task gets its whole budget for candidates not yet measured. evaluations() counts the
+// spent ones, reused() the read-backs among them, borrowed() the free ones. The attempt's detail
+// records whether it spent ("budget"), so a resumed run's replay spends exactly as the
+// interrupted run did.
+//
 // Anchors. Until the reference's time is known, every measurement but a final or a confirming
 // one also times the task's reference (and its library baseline, when it has one) side by side:
 // from then on each attempt's speedups over the reference and the library divide those times by
@@ -31,6 +39,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +66,8 @@ class RunLog {
     std::string machine_id;
     std::string brain;  // stored with each candidate's provenance
     int budget_evals = 0;
+    // Read-backs of earlier runs' measurements spend budget too (a comparison of runs).
+    bool earlier_runs_spend = false;
     const EventSinks* events = nullptr;
   };
   // A candidate that passed, with its fastest measurement.
@@ -70,12 +81,11 @@ class RunLog {
 
   // Continues a run whose writes up to `stored_*` are stored, numbering the next attempt and
   // message after `attempt_seq` and `message_seq` (modes/optimize_resume.h says where).
-  void resume_at(int stored_attempts, int stored_messages, int attempt_seq, int message_seq) {
-    stored_attempts_ = stored_attempts;
-    stored_messages_ = stored_messages;
-    attempt_seq_ = attempt_seq;
-    message_seq_ = message_seq;
-  }
+  // Reads which of the stored attempts spent a budget slot; fails when the store does.
+  Status resume_at(int stored_attempts, int stored_messages, int attempt_seq, int message_seq);
+  // Spends budget as run `run_id` did, attempt by attempt (a replay of it); an attempt past its
+  // end spends by the usual rule. Fails when the store does.
+  Status spend_as(const std::string& run_id);
   // Judges `c` with `options` (or reads its evaluation back), stores the attempt and emits it.
   // Fails only when the store or the judge's environment fails; a bad candidate is a verdict.
   // `extra`: more fields for the attempt's detail (a search's edge: parent, move, proposer).
@@ -104,6 +114,7 @@ class RunLog {
 
   int evaluations() const { return evaluations_; }
   int reused() const { return reused_; }
+  int borrowed() const { return borrowed_; }
   int attempts() const { return attempt_seq_; }
   const std::vector<nlohmann::json>& journey() const { return journey_; }
   const std::map<std::string, Passed>& passed() const { return passed_; }
@@ -111,7 +122,15 @@ class RunLog {
  private:
   Config c_;
   int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
-  int evaluations_ = 0, reused_ = 0;
+  int evaluations_ = 0, reused_ = 0, borrowed_ = 0;
+  // The evaluation keys this run has measured or read back so far, and, on resume, whether each
+  // stored attempt spent a budget slot (by seq; one stored before the field existed did).
+  std::set<std::string> run_keys_;
+  std::map<int, bool> stored_spent_, spent_as_;
+  // Stores the candidate (its source, schedule, knobs and provenance) once.
+  Status put_candidate(const agents::CandidateMsg& c);
+  // Whether the attempt about to be numbered `seq`, of evaluation `ekey`, spends a slot.
+  bool spends(int seq, const std::string& ekey, bool fresh) const;
   // Judges `c` with `options`, timing the reference and the library too while the anchors are
   // unknown; sets them from the result.
   Expected<RunResult> judge_anchoring(const agents::CandidateMsg& c, const std::string& kind,

@@ -106,7 +106,9 @@ Status Engine::setup() {
   if (!env) return env.error();
   env_ = std::move(*env);
   space_ = std::make_unique<SearchSpace>(*env_, o_.threads);
-  log_ = std::make_unique<RunLog>(env_->log_config(store_, run_id_, o_.budget_evals, &events_));
+  RunLog::Config log = env_->log_config(store_, run_id_, o_.budget_evals, &events_);
+  log.earlier_runs_spend = o_.count_stored;
+  log_ = std::make_unique<RunLog>(std::move(log));
   if (!resuming_) return {};
   auto p = resume_point(store_, run_id_, env_->task_hash, now_s());
   if (!p) return p.error();
@@ -114,7 +116,8 @@ Status Engine::setup() {
     return Status::error(fmt::format(
         "the task changed since search {} measured it: start a new search on the task as it is",
         run_id_));
-  log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq);
+  KF_RETURN_IF_ERROR(
+      log_->resume_at(p->stored_attempts, p->stored_messages, p->attempt_seq, p->message_seq));
   started_ = p->started_epoch_s;
   return {};
 }
@@ -337,6 +340,7 @@ Expected<SearchResult> Engine::finish() {
   out.evaluations = log_->evaluations();
   out.attempts = log_->attempts();
   out.reused = log_->reused();
+  out.borrowed = log_->borrowed();
   out.stop_reason = stop_reason_;
   out.out_dir = o_.out_dir.empty() ? default_output_dir(run_id_) : o_.out_dir;
   OptimizeOptions as_run;
@@ -375,6 +379,7 @@ Expected<SearchResult> Engine::finish() {
                         .evaluations = out.evaluations,
                         .attempts = out.attempts,
                         .reused = out.reused,
+                        .borrowed = out.borrowed,
                         .best_median_s = best->median_s,
                         .final_verdict = out.final_result
                                              ? std::string(verdict_name(out.final_result->verdict))

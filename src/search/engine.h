@@ -59,6 +59,9 @@ struct SearchOptions {
   std::string simulate, record;
   double sim_latency_s = 0;
   bool remeasure = false;
+  // Read-backs of earlier runs' measurements spend budget too (modes/run_log.h, "Budget"): runs
+  // compared in one store then judge equally many candidates each.
+  bool count_stored = false;
   agents::StrategyFilter strategies;  // --only / --skip
   StartingPoint from;                 // --from: the root (empty: the implementer's first)
   agents::KnobPins pins;              // --pin

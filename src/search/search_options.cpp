@@ -26,6 +26,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"record", record},
           {"sim_latency_s", sim_latency_s},
           {"remeasure", remeasure},
+          {"count_stored", count_stored},
           {"strategies", strategies.to_json()},
           {"pins", pins.to_json()},
           {"from", from.to_json()},
@@ -67,6 +68,7 @@ Expected<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
     o.remeasure = j.value("remeasure", false);
+    o.count_stored = j.value("count_stored", false);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);
     if (j.contains("pins")) o.pins = agents::KnobPins::from_json(j["pins"]);
     if (j.contains("from")) o.from = StartingPoint::from_json(j["from"]);

@@ -291,6 +291,45 @@ TEST_F(OptimizeCli, ResumingAFinishedRunIsAnError) {
   EXPECT_NE(r.err.find("run " + run + " has finished already"), std::string::npos) << r.err;
 }
 
+// A second run on a task reads back what the first measured at no cost to its budget: its
+// whole budget goes to candidates not measured yet, and its progress says which lines were read
+// back (modes/run_log.h, "Budget").
+TEST(OptimizeCliBudget, ASecondRunReadsTheFirstsMeasurementsBackAtNoCost) {
+  const fs::path db = at("db_budget");
+  const auto run = [&](const std::string& out) {
+    return kforge({"optimize", kTask.string(), "--budget-evals", "3", "--no-final", "--no-profile",
+                   "--min-time", "0.05", "--stop-at", kStopAt, "--store", db.string(), "--out",
+                   at(out).string()},
+                  300);
+  };
+  ProcessResult first = run("out_budget1");
+  ASSERT_TRUE(first.ok()) << describe(first);
+  const nlohmann::json s1 = summary_of(at("out_budget1"));
+  ASSERT_EQ(s1["stop_reason"], "evaluation budget spent") << s1.dump();
+  EXPECT_EQ(s1["evaluations"], 3);
+  EXPECT_EQ(s1["borrowed_evaluations"], 0);
+  const int64_t measured_first = *open_store(db)->count_evaluations();
+
+  ProcessResult second = run("out_budget2");
+  ASSERT_TRUE(second.ok()) << describe(second);
+  const nlohmann::json s2 = summary_of(at("out_budget2"));
+  // The same first candidate at least: measured by the first run, free here.
+  EXPECT_GE(s2["borrowed_evaluations"].get<int>(), 1) << s2.dump();
+  EXPECT_NE(second.err.find("[  -/3]"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("an earlier run's measurement: no budget spent"), std::string::npos)
+      << second.err;
+  // Every slot it spent went to a candidate measured for the first time (or met again in it).
+  const int fresh = s2["evaluations"].get<int>() - s2["reused_evaluations"].get<int>();
+  EXPECT_EQ(*open_store(db)->count_evaluations(), measured_first + fresh);
+  if (s2["stop_reason"] == "evaluation budget spent") {
+    EXPECT_EQ(s2["evaluations"], 3);
+    EXPECT_GE(fresh, 1);
+  }
+  EXPECT_NE(second.out.find("more read back from earlier runs at no cost to the budget"),
+            std::string::npos)
+      << second.out;
+}
+
 // --stage-times: the profiler's Profile messages carry the time per stage of the best's
 // instrumented build (the first best is the default schedule: every stage at the top level).
 TEST(OptimizeCliStageTimes, TheProfileMessagesSayWhereTheTimeGoes) {

@@ -204,16 +204,23 @@ TEST_F(OptimizeLoop, SimulationReplaysTheSameDecisions) {
             (*store_->attempts(result_->run_id))[0].evaluation_key);
 }
 
-// A second run on the same store reads the first one's measurements back; with remeasure it
-// measures every candidate again (and its own measurements stay apart from the first's).
+// A second run on the same store reads the first one's measurements back, at no cost to its
+// budget; with remeasure it measures every candidate again (and its own measurements stay apart
+// from the first's).
 TEST_F(OptimizeLoop, ASecondRunReusesMeasurementsUnlessAskedToRemeasure) {
   MemoryStore s;
   auto first = simulate(s, "reuse1");
   ASSERT_TRUE(first) << first.error().message();
   EXPECT_EQ(first->reused, 0);
+  EXPECT_EQ(first->borrowed, 0);
+  const int64_t measured_first = *s.count_evaluations();
   auto again = simulate(s, "reuse2");
   ASSERT_TRUE(again) << again.error().message();
-  EXPECT_EQ(again->reused, again->evaluations);
+  EXPECT_EQ(again->borrowed, first->evaluations) << "the same path, every step read back";
+  // Its budget went to candidates the first run did not reach (past the recording: each judged
+  // a crash by the simulation, and stored all the same), and to those it met twice.
+  if (first->stop_reason == "evaluation budget spent") EXPECT_GE(again->evaluations, 1);
+  EXPECT_EQ(*s.count_evaluations(), measured_first + again->evaluations - again->reused);
   OptimizeOptions o = simulated("reuse3");
   o.remeasure = true;
   auto fresh = optimize(o, s);

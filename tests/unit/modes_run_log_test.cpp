@@ -189,7 +189,7 @@ TEST_F(RunLogTest, AResumedRunSkipsTheWritesAlreadyStored) {
   }
   // Killed here. The resumed run replays its decisions from the start.
   RunLog again = make_log();
-  again.resume_at(2, 1, 0, 0);
+  ASSERT_TRUE(again.resume_at(2, 1, 0, 0).ok());
   ASSERT_TRUE(again.measure(candidate("k1", "xx"), "baseline", "default", {}));
   ASSERT_TRUE(again.message("planner", "implementer", "Plan", {{"n", 1}}).ok());
   ASSERT_TRUE(again.note_attempt("plan", "tile", "not_applicable", {}).ok());
@@ -206,6 +206,88 @@ TEST_F(RunLogTest, AResumedRunSkipsTheWritesAlreadyStored) {
   auto count = store.count_evaluations();
   ASSERT_TRUE(count);
   EXPECT_EQ(*count, 2);
+}
+
+// Budget (modes/run_log.h): what an earlier run measured is read back at no cost; what this run
+// measured costs a slot each time it is met, and a resumed run's replay spends as the
+// interrupted run did.
+TEST_F(RunLogTest, AnEarlierRunsMeasurementCostsNoBudgetAndAResumeSpendsAsBefore) {
+  {
+    RunLog earlier = make_log();  // run r1 measures k1
+    ASSERT_TRUE(earlier.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  }
+  ASSERT_TRUE(store.create_run({.id = "r2", .task_name = "t", .mode = "optimize"}).ok());
+  const auto make_r2 = [&] {
+    return RunLog({.store = &store,
+                   .judge = &judge,
+                   .task = &task,
+                   .run_id = "r2",
+                   .task_identity = "task-hash",
+                   .machine_id = "m",
+                   .brain = "builtin",
+                   .budget_evals = 10,
+                   .events = &sinks});
+  };
+  {
+    RunLog log = make_r2();
+    ASSERT_TRUE(log.measure(candidate("k1", "xx"), "baseline", "default", {}));  // r1's: free
+    EXPECT_EQ(log.evaluations(), 0);
+    EXPECT_EQ(log.borrowed(), 1);
+    ASSERT_TRUE(log.measure(candidate("k2", "x"), "plan", "tile", {}));    // measured: spent
+    ASSERT_TRUE(log.measure(candidate("k1", "xx"), "plan", "again", {}));  // met again: spent
+    EXPECT_EQ(judge.calls, 2);
+    EXPECT_EQ(log.evaluations(), 2);
+    EXPECT_EQ(log.reused(), 1);
+    EXPECT_EQ(log.borrowed(), 1);
+    const auto judged = judged_events(collect.events);
+    ASSERT_EQ(judged.size(), 4u);
+    EXPECT_FALSE(judged[1].spent);
+    EXPECT_EQ(judged[1].evaluation, 0) << "the count before it";
+    EXPECT_TRUE(judged[2].spent);
+    EXPECT_EQ(judged[2].evaluation, 1);
+    EXPECT_TRUE(judged[3].spent);
+    EXPECT_EQ(judged[3].evaluation, 2);
+    auto stored = store.attempts("r2");
+    ASSERT_TRUE(stored);
+    ASSERT_EQ(stored->size(), 3u);
+    EXPECT_EQ((*stored)[0].detail["budget"], false);
+    EXPECT_EQ((*stored)[1].detail["budget"], true);
+  }
+  // Killed here, resumed: the replay reads all three back and spends as the first pass did,
+  // though k2 is now read back too; a new candidate after it is measured and spent.
+  RunLog again = make_r2();
+  ASSERT_TRUE(again.resume_at(3, 0, 0, 0).ok());
+  ASSERT_TRUE(again.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  ASSERT_TRUE(again.measure(candidate("k2", "x"), "plan", "tile", {}));
+  ASSERT_TRUE(again.measure(candidate("k1", "xx"), "plan", "again", {}));
+  EXPECT_EQ(judge.calls, 2) << "nothing measured twice";
+  ASSERT_TRUE(again.measure(candidate("k3", "xxx"), "plan", "new", {}));
+  EXPECT_EQ(judge.calls, 3);
+  EXPECT_EQ(again.evaluations(), 3);
+  EXPECT_EQ(again.reused(), 2);
+  EXPECT_EQ(again.borrowed(), 1);
+}
+
+// Runs compared in one store (kforge search --count-stored) spend a slot on every candidate.
+TEST_F(RunLogTest, ComparedRunsSpendOnEarlierRunsMeasurementsToo) {
+  {
+    RunLog earlier = make_log();
+    ASSERT_TRUE(earlier.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  }
+  ASSERT_TRUE(store.create_run({.id = "r2", .task_name = "t", .mode = "search"}).ok());
+  RunLog log({.store = &store,
+              .judge = &judge,
+              .task = &task,
+              .run_id = "r2",
+              .task_identity = "task-hash",
+              .machine_id = "m",
+              .budget_evals = 10,
+              .earlier_runs_spend = true});
+  ASSERT_TRUE(log.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  EXPECT_EQ(judge.calls, 1) << "read back";
+  EXPECT_EQ(log.evaluations(), 1);
+  EXPECT_EQ(log.reused(), 1);
+  EXPECT_EQ(log.borrowed(), 0);
 }
 
 TEST(CandidateLabel, TheDefaultScheduleOrTheOrigin) {
