@@ -219,7 +219,9 @@ TEST_F(OptimizeLoop, ASecondRunReusesMeasurementsUnlessAskedToRemeasure) {
   EXPECT_EQ(again->borrowed, first->evaluations) << "the same path, every step read back";
   // Its budget went to candidates the first run did not reach (past the recording: each judged
   // a crash by the simulation, and stored all the same), and to those it met twice.
-  if (first->stop_reason == "evaluation budget spent") EXPECT_GE(again->evaluations, 1);
+  if (first->stop_reason == "evaluation budget spent") {
+    EXPECT_GE(again->evaluations, 1);
+  }
   EXPECT_EQ(*s.count_evaluations(), measured_first + again->evaluations - again->reused);
   OptimizeOptions o = simulated("reuse3");
   o.remeasure = true;
