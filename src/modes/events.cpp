@@ -47,7 +47,7 @@ nlohmann::json body(const AttemptJudged& e) {
   if (e.speedup_vs_naive > 0) j["speedup_vs_naive"] = e.speedup_vs_naive;
   if (e.vs_reference > 0) j["vs_reference"] = e.vs_reference;
   if (e.vs_library > 0) j["vs_library"] = e.vs_library;
-  if (e.median_s > 0) j["spread"] = e.spread;
+  if (e.median_s > 0 && e.spread >= 0) j["spread"] = e.spread;
   if (e.roofline_fraction >= 0) j["roofline_fraction"] = e.roofline_fraction;
   if (e.vs_best_median > 0) j["vs_best"] = {{"median", e.vs_best_median}, {"min", e.vs_best_min}};
   return j;
@@ -116,7 +116,7 @@ std::string attempt_line(const AttemptJudged& a) {
              ratio(a.vs_reference), ratio(a.vs_library),
              timed ? fmt::format("{:.3f} ms", a.median_s * 1e3) : "-",
              a.roofline_fraction >= 0 ? fmt::format("{:.0f}%", 100 * a.roofline_fraction) : "-",
-             timed ? fmt::format("{:.0f}%", 100 * a.spread) : "-") +
+             timed && a.spread >= 0 ? fmt::format("{:.0f}%", 100 * a.spread) : "-") +
          versus_best(a.vs_best_median, a.vs_best_min) + note;
 }
 

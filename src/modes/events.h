@@ -49,7 +49,9 @@ struct AttemptJudged {
   // The reference's and the library's median over this one's (modes/run_log.h, "Anchors"): 0
   // when not timed or not known yet.
   double vs_reference = 0, vs_library = 0;
-  double spread = 0;              // the timing's (p90 - p10) / median; 0 when not timed
+  // The timing's (p90 - p10) / median; -1 when not timed or timed once (a candidate whose first
+  // sample was already too slow to keep: one sample has no spread).
+  double spread = -1;
   double roofline_fraction = -1;  // -1 when unknown
   // Side by side with the best (a confirmation): its time over this one's, by median and min.
   double vs_best_median = 0, vs_best_min = 0;

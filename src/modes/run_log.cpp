@@ -197,27 +197,28 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
     }
   }
   if (c_.events)
-    c_.events->emit(AttemptJudged{.run_id = c_.run_id,
-                                  .seq = seq,
-                                  .evaluation = evaluations_,
-                                  .budget_evals = c_.budget_evals,
-                                  .kind = kind,
-                                  .strategy = strategy,
-                                  .label = candidate_label(c),
-                                  .candidate = c.key,
-                                  .verdict = a.verdict,
-                                  .message = r.message,
-                                  .median_s = median,
-                                  .min_s = r.timing ? r.timing->min_s : 0,
-                                  .speedup_vs_naive = speedup,
-                                  .vs_reference = vs_reference,
-                                  .vs_library = vs_library,
-                                  .spread = r.timing ? r.timing->spread : 0,
-                                  .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
-                                  .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
-                                  .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
-                                  .reused = !fresh,
-                                  .spent = spent});
+    c_.events->emit(
+        AttemptJudged{.run_id = c_.run_id,
+                      .seq = seq,
+                      .evaluation = evaluations_,
+                      .budget_evals = c_.budget_evals,
+                      .kind = kind,
+                      .strategy = strategy,
+                      .label = candidate_label(c),
+                      .candidate = c.key,
+                      .verdict = a.verdict,
+                      .message = r.message,
+                      .median_s = median,
+                      .min_s = r.timing ? r.timing->min_s : 0,
+                      .speedup_vs_naive = speedup,
+                      .vs_reference = vs_reference,
+                      .vs_library = vs_library,
+                      .spread = r.timing && r.timing->samples >= 2 ? r.timing->spread : -1,
+                      .roofline_fraction = r.roofline ? r.roofline->fraction : -1,
+                      .vs_best_median = r.rival_timing ? r.vs_rival.median : 0,
+                      .vs_best_min = r.rival_timing ? r.vs_rival.min : 0,
+                      .reused = !fresh,
+                      .spent = spent});
   if (anchored_here) take_anchors(r);
   return r;
 }
