@@ -11,4 +11,4 @@ $SUDO apt-get install -y --no-install-recommends \
   libgtest-dev libgmock-dev \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev \
-  python3 python3-jsonschema clang-format universal-ctags tmux
+  python3 python3-jsonschema clang-format universal-ctags tmux chromium

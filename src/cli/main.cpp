@@ -16,6 +16,7 @@
 #include "cli/new_command.h"
 #include "cli/optimize_command.h"
 #include "cli/replay_command.h"
+#include "cli/report_command.h"
 #include "cli/search_command.h"
 #include "cli/strategies_command.h"
 #include "harness/jail.h"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   kf::add_llm_serve_command(app);
   kf::add_replay_command(app);
   kf::add_export_command(app);
+  kf::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

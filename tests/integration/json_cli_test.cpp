@@ -318,6 +318,13 @@ TEST(JsonCli, OptimizeGivesTheSummaryAndShowRunsExportDescribeTheRun) {
   EXPECT_EQ(e["candidate"], j["summary"]["best"]["key"]);
   EXPECT_EQ(e["linkage"], "c++");
   for (const auto& f : e["files"]) EXPECT_TRUE(fs::exists(dir / f.get<std::string>())) << f;
+
+  const fs::path page = temp_path("report.html");
+  nlohmann::json rep = json_of({"report", run, "--store", db, "-o", page.string(), "--json"},
+                               "schemas/report.schema.json");
+  EXPECT_EQ(rep["schema"], "kforge-report/1");
+  EXPECT_EQ(rep["file"], page.string());
+  EXPECT_TRUE(fs::exists(page));
 }
 
 TEST(JsonCli, SearchGivesTheSummaryWithItsSearchFields) {
