@@ -9,9 +9,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
+#include "store/sqlite_store.h"
 #include "store/store.h"
 #include "support/check.h"
 #include "support/json_text.h"
@@ -57,6 +61,17 @@ inline std::string resume_hint(Store& store, const std::string& run_id) {
   if (!run || !resumable_state(run->state)) return "";
   return fmt::format("\nnot finished ({}): `kforge {} --resume {}` continues it\n", run->state,
                      run->mode, run->id);
+}
+
+// The store a command that reads runs opens: `path`, or the default one; an error naming it
+// when it does not exist (a reader never creates an empty store).
+inline Expected<std::unique_ptr<SqliteStore>> open_existing_store(const std::string& path) {
+  const std::filesystem::path db =
+      path.empty() ? default_store_path() : std::filesystem::path(path);
+  if (!std::filesystem::exists(db))
+    return Status::error(
+        fmt::format("no run store at {} (--store or $KFORGE_STORE names another)", db.string()));
+  return SqliteStore::open(db);
 }
 
 }  // namespace kf

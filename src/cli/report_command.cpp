@@ -22,14 +22,7 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& a) {
-  const std::filesystem::path db =
-      a.store.empty() ? default_store_path() : std::filesystem::path(a.store);
-  if (!std::filesystem::exists(db)) {
-    print_error(
-        fmt::format("no run store at {} (--store or $KFORGE_STORE names another)", db.string()));
-    return 2;
-  }
-  auto store = SqliteStore::open(db);
+  auto store = open_existing_store(a.store);
   if (!store) {
     print_error(store.error().message());
     return 2;
