@@ -252,11 +252,12 @@ std::string report_html(const ReportData& d) {
       "style-src 'unsafe-inline'; img-src data:\">\n";
   page += "<style>" + std::string(kStyle) + "</style></head><body>\n";
   page += header_html(d);
-  page +=
-      "<h2>Best so far over evaluations</h2>\n" + curve_svg(curve_of(d), reference_s, library_s);
+  page += "<h2>Best median so far over evaluations</h2>\n" +
+          curve_svg(curve_of(d), reference_s, library_s);
   page +=
       "<h2>The graph</h2>\n<p class=\"sub\">Each candidate under the one it was made from; "
-      "the best ringed. A node links to its attempt below.</p>\n<div class=\"scroll\">" +
+      "the run's best ringed (a search keeps the lowest minimum time, so it may differ from the "
+      "curve's lowest median). A node links to its attempt below.</p>\n<div class=\"scroll\">" +
       tree_svg(graph_of(d)) + "</div>\n";
   page += "<h2>The journey</h2>\n" + journey_html(d);
   page += reasons_html(d);
