@@ -181,8 +181,8 @@ TEST_F(ReportFromStore, APageWithEverySectionAndNoMarkupFromTheData) {
   const std::string page = report_html(*data);
   EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
   EXPECT_NE(page.find("</html>"), std::string::npos);
-  for (const char* section : {"Best median so far", "The graph", "The journey", "The planner's reasons",
-                              "The best kernel", "The machine"})
+  for (const char* section : {"Best median so far", "The graph", "The journey",
+                              "The planner's reasons", "The best kernel", "The machine"})
     EXPECT_NE(page.find(section), std::string::npos) << section;
   EXPECT_NE(page.find("4.00x"), std::string::npos) << "the speedup over the reference";
   EXPECT_NE(page.find("0.80x"), std::string::npos) << "over the library";
