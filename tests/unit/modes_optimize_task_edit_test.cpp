@@ -99,7 +99,7 @@ TEST_F(TaskEdit, ABenchShape64TimesLargerIsMeasuredAgainAtTheNewShape) {
 
   auto again = optimize(one_candidate(original(), tmp_->path() / "out-again"), *store_);
   ASSERT_TRUE(again) << again.error().message();
-  EXPECT_EQ(again->reused, 1) << "the unedited task reads its measurement back";
+  EXPECT_EQ(again->borrowed, 1) << "the unedited task reads its measurement back, free";
 
   const fs::path big =
       edited({"bench_64x", [](const fs::path& d) {
@@ -108,6 +108,8 @@ TEST_F(TaskEdit, ABenchShape64TimesLargerIsMeasuredAgainAtTheNewShape) {
   auto r = optimize(one_candidate(big, tmp_->path() / "out-big"), *store_);
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->reused, 0);
+  EXPECT_EQ(r->borrowed, 0) << "measured at the new shape, not read back";
+  EXPECT_EQ(r->evaluations, 1);
   EXPECT_EQ(r->best_result.shape, "M=16384 K=512");
   ASSERT_TRUE(r->best_result.timing);
   EXPECT_GT(r->best_result.timing->median_s, 0);
@@ -127,7 +129,7 @@ TEST_F(TaskEdit, TheUneditedTaskReadsItsSimulatedMeasurementBack) {
   ASSERT_TRUE(first) << first.error().message();
   auto control = optimize(simulated(original(), "control"), shared_store());
   ASSERT_TRUE(control) << control.error().message();
-  EXPECT_EQ(control->reused, 1);
+  EXPECT_EQ(control->borrowed, 1) << "the first run's measurement, read back free";
 }
 
 TEST_P(EveryFieldEdit, ANewRunOnTheEditedTaskReusesNothing) {
@@ -153,6 +155,7 @@ TEST_P(EveryFieldEdit, ANewRunOnTheEditedTaskReusesNothing) {
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->evaluations, 1);
   EXPECT_EQ(r->reused, 0) << "after editing " << edit.field;
+  EXPECT_EQ(r->borrowed, 0) << "after editing " << edit.field;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fields, EveryFieldEdit, ::testing::ValuesIn(task_edit::every_field()),
