@@ -57,15 +57,17 @@ agents::CandidateMsg candidate(const std::string& key, const std::string& source
 
 class RunLogTest : public ::testing::Test {
  protected:
-  RunLog make_log() {
+  // A log of run `run` (created in SetUp for "r1"; a test makes the others).
+  RunLog make_log(const std::string& run = "r1", bool earlier_runs_spend = false) {
     return RunLog({.store = &store,
                    .judge = &judge,
                    .task = &task,
-                   .run_id = "r1",
+                   .run_id = run,
                    .task_identity = "task-hash",
                    .machine_id = "m",
                    .brain = "builtin",
                    .budget_evals = 10,
+                   .earlier_runs_spend = earlier_runs_spend,
                    .events = &sinks});
   }
   void SetUp() override {
@@ -217,19 +219,8 @@ TEST_F(RunLogTest, AnEarlierRunsMeasurementCostsNoBudgetAndAResumeSpendsAsBefore
     ASSERT_TRUE(earlier.measure(candidate("k1", "xx"), "baseline", "default", {}));
   }
   ASSERT_TRUE(store.create_run({.id = "r2", .task_name = "t", .mode = "optimize"}).ok());
-  const auto make_r2 = [&] {
-    return RunLog({.store = &store,
-                   .judge = &judge,
-                   .task = &task,
-                   .run_id = "r2",
-                   .task_identity = "task-hash",
-                   .machine_id = "m",
-                   .brain = "builtin",
-                   .budget_evals = 10,
-                   .events = &sinks});
-  };
   {
-    RunLog log = make_r2();
+    RunLog log = make_log("r2");
     ASSERT_TRUE(log.measure(candidate("k1", "xx"), "baseline", "default", {}));  // r1's: free
     EXPECT_EQ(log.evaluations(), 0);
     EXPECT_EQ(log.borrowed(), 1);
@@ -255,7 +246,7 @@ TEST_F(RunLogTest, AnEarlierRunsMeasurementCostsNoBudgetAndAResumeSpendsAsBefore
   }
   // Killed here, resumed: the replay reads all three back and spends as the first pass did,
   // though k2 is now read back too; a new candidate after it is measured and spent.
-  RunLog again = make_r2();
+  RunLog again = make_log("r2");
   ASSERT_TRUE(again.resume_at(3, 0, 0, 0).ok());
   ASSERT_TRUE(again.measure(candidate("k1", "xx"), "baseline", "default", {}));
   ASSERT_TRUE(again.measure(candidate("k2", "x"), "plan", "tile", {}));
@@ -275,14 +266,7 @@ TEST_F(RunLogTest, ComparedRunsSpendOnEarlierRunsMeasurementsToo) {
     ASSERT_TRUE(earlier.measure(candidate("k1", "xx"), "baseline", "default", {}));
   }
   ASSERT_TRUE(store.create_run({.id = "r2", .task_name = "t", .mode = "search"}).ok());
-  RunLog log({.store = &store,
-              .judge = &judge,
-              .task = &task,
-              .run_id = "r2",
-              .task_identity = "task-hash",
-              .machine_id = "m",
-              .budget_evals = 10,
-              .earlier_runs_spend = true});
+  RunLog log = make_log("r2", /*earlier_runs_spend=*/true);
   ASSERT_TRUE(log.measure(candidate("k1", "xx"), "baseline", "default", {}));
   EXPECT_EQ(judge.calls, 1) << "read back";
   EXPECT_EQ(log.evaluations(), 1);
