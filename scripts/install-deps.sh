@@ -10,5 +10,5 @@ $SUDO apt-get install -y --no-install-recommends \
   build-essential g++ clang libomp-dev cmake ninja-build pkg-config git ca-certificates \
   libgtest-dev libgmock-dev \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
-  libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev \
+  libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libedit-dev \
   python3 python3-jsonschema clang-format universal-ctags tmux chromium

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/bench_command.h"
+#include "cli/chat_command.h"
 #include "cli/check_command.h"
 #include "cli/doctor_command.h"
 #include "cli/eval_command.h"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   kf::add_replay_command(app);
   kf::add_export_command(app);
   kf::add_report_command(app);
+  kf::add_chat_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -402,7 +402,8 @@ void add_runs_commands(CLI::App& app) {
       plans_header = true;
       fmt::print("  {}: {}\n", terminal_text(strategy), terminal_text(why));
     }
-    if (run->mode == "search") fmt::print("\nsearch graph:\n{}", search::tree_text(*attempts));
+    if (run->mode == "search" || run->mode == "chat")
+      fmt::print("\nsearch graph:\n{}", search::tree_text(*attempts));
     const bool summarized = run->summary.is_object() && run->summary.contains("best");
     if (run->state != "running" && run->state != "failed" && summarized)
       fmt::print("\n{}{}", optimize_summary_text(run->summary),

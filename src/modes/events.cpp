@@ -96,9 +96,10 @@ std::string ratio(double x) {
   return x > 0 ? fmt::format("{:.2f}x", x) : "-";
 }
 
-// "[  3/12]": evaluations against the budget.
+// "[  3/12]": evaluations against the budget; "[  3]" in a run without one (a person steers).
 std::string counter_text(int evaluation, int budget) {
-  return fmt::format("[{:>3}/{}]", evaluation, budget);
+  return budget > 0 ? fmt::format("[{:>3}/{}]", evaluation, budget)
+                    : fmt::format("[{:>3}]", evaluation);
 }
 
 std::string attempt_line(const AttemptJudged& a) {
@@ -107,7 +108,9 @@ std::string attempt_line(const AttemptJudged& a) {
   const size_t width = counter_text(a.budget_evals, a.budget_evals).size();
   std::string counter = counter_text(a.evaluation, a.budget_evals);
   if (a.kind == "final") counter = fmt::format("{:<{}}", "[final]", width);
-  if (!a.spent) counter = fmt::format("[{:>3}/{}]", "-", a.budget_evals);
+  if (!a.spent)
+    counter = a.budget_evals > 0 ? fmt::format("[{:>3}/{}]", "-", a.budget_evals)
+                                 : fmt::format("[{:>3}]", "-");
   std::string note;
   if (a.reused) note = a.spent ? "  (stored)" : "  (an earlier run's measurement: no budget spent)";
   const bool timed = a.median_s > 0;
@@ -122,9 +125,11 @@ std::string attempt_line(const AttemptJudged& a) {
 
 std::string started_lines(const RunStarted& s) {
   const std::string counter(counter_text(s.budget_evals, s.budget_evals).size(), ' ');
-  return fmt::format("run {} on {} ({} thread{}, budget {} evaluations / {:.0f} s)\n", s.run_id,
-                     s.task, s.threads, s.threads == 1 ? "" : "s", s.budget_evals,
-                     s.budget_time_s) +
+  const std::string budget = s.budget_evals > 0 ? fmt::format("budget {} evaluations / {:.0f} s",
+                                                              s.budget_evals, s.budget_time_s)
+                                                : "no budget: a person steers";
+  return fmt::format("run {} on {} ({} thread{}, {})\n", s.run_id, s.task, s.threads,
+                     s.threads == 1 ? "" : "s", budget) +
          fmt::format(fmt::runtime(kColumns), counter, "kind", "candidate", "verdict", "ref", "lib",
                      "median", "roof", "spread");
 }

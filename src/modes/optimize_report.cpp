@@ -144,4 +144,17 @@ Status write_optimize_outputs(const Task& task, const OptimizeResult& r) {
   return write("summary.txt", optimize_summary_text(r.summary));
 }
 
+void summarize_run(OptimizeResult& r, const Task& task, const std::filesystem::path& task_dir,
+                   int threads, const std::string& brain, const RunLog& log) {
+  r.evaluations = log.evaluations();
+  r.attempts = log.attempts();
+  r.reused = log.reused();
+  r.borrowed = log.borrowed();
+  OptimizeOptions as_run;
+  as_run.task_dir = task_dir;
+  as_run.threads = threads;
+  as_run.brain = brain;
+  r.summary = optimize_summary(task, as_run, r, log.reference_median(), log.journey());
+}
+
 }  // namespace kf

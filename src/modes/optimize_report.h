@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "modes/optimize.h"
+#include "modes/run_log.h"
 
 namespace kf {
 
@@ -16,5 +17,10 @@ nlohmann::json optimize_summary(const Task& task, const OptimizeOptions& o, cons
 std::string optimize_summary_text(const nlohmann::json& summary);
 
 Status write_optimize_outputs(const Task& task, const OptimizeResult& r);
+
+// For a mode other than optimize's loop (search, chat): fills `r`'s counts from the run log that
+// measured it and its summary as optimize's for a run of `threads` threads by team `brain`.
+void summarize_run(OptimizeResult& r, const Task& task, const std::filesystem::path& task_dir,
+                   int threads, const std::string& brain, const RunLog& log);
 
 }  // namespace kf

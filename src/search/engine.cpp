@@ -147,15 +147,7 @@ Expected<Node*> Engine::judge(const Proposal& p) {
   auto r = log_->measure(p.child, "search", p.move.text, eval_options(p.child.threads, "search"),
                          edge_detail(p));
   if (!r) return r.error();
-  Node& n = graph_.add(p.child, p.parent, p.move, p.predicted_s);
-  n.judged = true;
-  n.verdict = r->verdict;
-  n.message = r->message;
-  n.eval_index = log_->evaluations();
-  if (r->verdict == Verdict::ok && r->timing) {
-    n.min_s = r->timing->min_s;
-    n.median_s = r->timing->median_s;
-  }
+  Node& n = add_judged(graph_, p, *r, log_->evaluations());
   results_[n.key()] = *r;
   if (n.ok() && (!best_ || n.min_s < best_->min_s)) {
     best_ = &n;
@@ -337,18 +329,9 @@ Expected<SearchResult> Engine::finish() {
   }
   out.best = best->candidate;
   out.best_result = results_.at(best->key());
-  out.evaluations = log_->evaluations();
-  out.attempts = log_->attempts();
-  out.reused = log_->reused();
-  out.borrowed = log_->borrowed();
   out.stop_reason = stop_reason_;
   out.out_dir = o_.out_dir.empty() ? default_output_dir(run_id_) : o_.out_dir;
-  OptimizeOptions as_run;
-  as_run.task_dir = o_.task_dir;
-  as_run.threads = o_.threads;
-  as_run.brain = env_->brain.name;
-  out.summary =
-      optimize_summary(env_->compiled.task, as_run, out, log_->reference_median(), log_->journey());
+  summarize_run(out, env_->compiled.task, o_.task_dir, o_.threads, env_->brain.name, *log_);
   std::vector<double> predicted, measured;
   for (const Node* n : ranked)
     if (n->predicted_s > 0) {

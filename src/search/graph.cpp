@@ -63,6 +63,12 @@ std::vector<Node*> SearchGraph::nodes() {
   return out;
 }
 
+std::vector<const Node*> SearchGraph::nodes() const {
+  std::vector<const Node*> out;
+  for (const std::string& k : order_) out.push_back(find(k));
+  return out;
+}
+
 std::string tree_text(const std::vector<AttemptRecord>& attempts) {
   std::map<std::string, std::vector<const AttemptRecord*>> below;  // parent key -> attempts
   std::string best;

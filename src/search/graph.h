@@ -73,6 +73,7 @@ class SearchGraph {
   size_t size() const { return order_.size(); }
   // Every node, in the order they were added.
   std::vector<Node*> nodes();
+  std::vector<const Node*> nodes() const;
 
  private:
   std::map<std::string, std::unique_ptr<Node>> nodes_;

@@ -29,10 +29,16 @@ double SearchSpace::predict(const CandidateMsg& c) const {
 std::vector<Proposal> SearchSpace::strategies(const CandidateMsg& n, const RunResult* result,
                                               size_t max) {
   if (auto it = strategies_.find(n.key); it != strategies_.end()) return it->second;
+  return strategies_[n.key] = strategies(
+             n, agents::evidence_from_result(result ? *result : RunResult{}, threads_), max);
+}
+
+std::vector<Proposal> SearchSpace::strategies(const CandidateMsg& n,
+                                              const agents::Evidence& evidence, size_t max) {
   agents::PlanInput in;
   in.task = &env_.compiled;
   in.best = &n;
-  in.evidence = agents::evidence_from_result(result ? *result : RunResult{}, threads_);
+  in.evidence = evidence;
   in.ctx = env_.move_context(threads_);
   in.stop_fraction = 2;  // a search decides when to stop; the planner lists what it can
   in.filter = env_.strategies();
@@ -47,8 +53,9 @@ std::vector<Proposal> SearchSpace::strategies(const CandidateMsg& n, const RunRe
     out.push_back(make(
         n, {.kind = plan.strategy.empty() ? "llm" : "strategy", .text = text, .proposer = proposer},
         std::move(*child)));
+    out.back().plan = plan;
   }
-  return strategies_[n.key] = out;
+  return out;
 }
 
 std::vector<Proposal> SearchSpace::knob_moves(const CandidateMsg& n) {
@@ -119,6 +126,19 @@ std::string SearchSpace::traits(const CandidateMsg& c) {
   std::string out;
   for (const auto& x : s) out += x + ",";
   return out + (c.threads > 1 ? "parallel" : "serial");
+}
+
+Node& add_judged(SearchGraph& g, const Proposal& p, const RunResult& r, int eval_index) {
+  Node& n = g.add(p.child, p.parent, p.move, p.predicted_s);
+  n.judged = true;
+  n.verdict = r.verdict;
+  n.message = r.message;
+  n.eval_index = eval_index;
+  if (r.verdict == Verdict::ok && r.timing) {
+    n.min_s = r.timing->min_s;
+    n.median_s = r.timing->median_s;
+  }
+  return n;
 }
 
 }  // namespace kf::search

@@ -29,8 +29,13 @@ struct Proposal {
   std::string parent;  // key
   Move move;
   agents::CandidateMsg child;
-  double predicted_s = 0;  // the cost model's time (0: none)
+  double predicted_s = 0;            // the cost model's time (0: none)
+  std::optional<agents::Plan> plan;  // a strategy move's plan, with the planner's reasons
 };
+
+// Adds the node a judged proposal became, with its result's verdict and times; `eval_index` is
+// the evaluation that judged it.
+Node& add_judged(SearchGraph& g, const Proposal& p, const RunResult& r, int eval_index);
 
 using Rng = std::mt19937_64;
 
@@ -42,6 +47,9 @@ class SearchSpace {
   // alone), each carried out by the implementer; plans that do not apply are left out. At most
   // `max`, in the planner's order. Cached per candidate: the planner is asked once.
   std::vector<Proposal> strategies(const agents::CandidateMsg& c, const RunResult* result,
+                                   size_t max);
+  // The same from evidence a caller gathered (a profile's findings); not cached.
+  std::vector<Proposal> strategies(const agents::CandidateMsg& c, const agents::Evidence& evidence,
                                    size_t max);
   // For a generated candidate: every knob of every recipe step moved one value up and one down
   // in its strategy's list of values (the autotuner's neighbourhood).

@@ -40,6 +40,13 @@ const char* interrupt_reason() {
   }
 }
 
+bool clear_interrupt() {
+  if (g_signal != SIGINT) return false;
+  g_signal = 0;
+  install_interrupt_handler();
+  return true;
+}
+
 int interrupted_exit_code(int otherwise) {
   return g_signal != 0 ? 128 + g_signal : otherwise;
 }

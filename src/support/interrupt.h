@@ -17,6 +17,9 @@ void install_interrupt_handler();
 bool interrupted();
 // What a mode says it stopped for: "interrupted (SIGINT)".
 const char* interrupt_reason();
+// Forgets a SIGINT and arms the handler again (`kforge chat`: Ctrl-C ends the command it
+// interrupted, not the session). A SIGTERM is kept. Returns whether a SIGINT was forgotten.
+bool clear_interrupt();
 // A command's exit status: 128 + the signal when interrupted (the shell's convention), else
 // `otherwise`.
 int interrupted_exit_code(int otherwise);
