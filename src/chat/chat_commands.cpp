@@ -71,6 +71,7 @@ Expected<std::string> Session::run(const std::string& line) {
   if (words.empty()) return std::string();
   const std::string name = words[0] == "exit" || words[0] == "q" ? "quit" : words[0];
   words.erase(words.begin());
+  KF_RETURN_IF_ERROR(sync());  // another session (a browser, a terminal) may have moved on
   for (const Command& c : commands())
     if (name == c.name) try {
         return (this->*c.run)(words);

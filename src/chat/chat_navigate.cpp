@@ -20,13 +20,6 @@ using search::Move;
 using search::Node;
 using search::Proposal;
 
-namespace {
-
-// The most a diff shows: a person reads it on a terminal.
-constexpr size_t kDiffBytes = 64 * 1024;
-
-}  // namespace
-
 Expected<std::string> Session::cmd_explain(const std::vector<std::string>& args) {
   const Node* n = args.empty() ? graph_.find(current_) : node(args[0]);
   if (!n) return Status::error(fmt::format("no node {}", excerpt(args.empty() ? "" : args[0])));
@@ -87,23 +80,14 @@ Expected<std::string> Session::cmd_diff(const std::vector<std::string>& args) {
   if (!a || !b)
     return Status::error(args.empty() ? "the current node has no parent: diff A B"
                                       : "no such node: diff takes numbers or key prefixes");
-  const std::filesystem::path dir = o_.out_dir / "diff";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string fa = fmt::format("node{}.cpp", number_of(a->key()));
-  const std::string fb = fmt::format("node{}.cpp", number_of(b->key()));
-  KF_RETURN_IF_ERROR(write_file_atomic(dir / fa, a->candidate.source));
-  KF_RETURN_IF_ERROR(write_file_atomic(dir / fb, b->candidate.source));
-  auto r = run_process({.argv = {"diff", "-u", fa, fb},
-                        .cwd = dir.string(),
-                        .timeout_s = 30,
-                        .max_output = kDiffBytes});
-  if (!r) return r.error();
-  if (r->exit_code == 0)
+  auto d = unified_diff(a->candidate.source, b->candidate.source,
+                        fmt::format("#{}", number_of(a->key())),
+                        fmt::format("#{}", number_of(b->key())));
+  if (!d) return d.error();
+  if (d->empty())
     return fmt::format("#{} and #{} have the same source\n", number_of(a->key()),
                        number_of(b->key()));
-  if (r->exit_code != 1) return Status::error("diff failed: " + excerpt(r->err, 200));
-  return r->out;
+  return *d;
 }
 
 Expected<std::string> Session::cmd_search(const std::vector<std::string>& args) {
@@ -218,20 +202,27 @@ Expected<std::string> Session::cmd_edit(const std::vector<std::string>& args) {
   auto after = run_editor(file);
   if (!after) return after.error();
   if (*after == before) return std::string("no change: nothing judged\n");
-  auto sp = StartingPoint::read(file);  // the checks of --from: size, UTF-8, not empty
+  return edit_source(*after, schedule, file.filename().string());
+}
+
+Expected<std::string> Session::edit_source(const std::string& text, bool schedule,
+                                           const std::string& name) {
+  // The checks of --from (size, UTF-8, not empty), then the candidate for the task's target.
+  auto sp = StartingPoint::from_text(name, text, schedule);
   if (!sp) return sp.error();
+  const Node* n = graph_.find(current_);
   auto c = starting_candidate(*sp, env_->work(&n->candidate, o_.threads));
   if (!c) return c.error();
   if (!schedule) c->kind = agents::SourceKind::edited;
-  c->origin = "human:" + file.filename().string();
+  c->origin = "human:" + name;
   c->parent = current_;
-  Proposal p{.parent = current_,
-             .move = {.kind = "human",
-                      .text = fmt::format("edit of #{} ({})", number_of(current_),
-                                          file.filename().string()),
-                      .proposer = "human"},
-             .child = *c,
-             .predicted_s = space_->predict(*c)};
+  Proposal p{
+      .parent = current_,
+      .move = {.kind = "human",
+               .text = fmt::format("edit of #{} ({})", number_of(current_), excerpt(name, 40)),
+               .proposer = "human"},
+      .child = *c,
+      .predicted_s = space_->predict(*c)};
   auto judged = judge(std::move(p));
   if (!judged) return judged.error();
   return node_line(**judged) + "\n";

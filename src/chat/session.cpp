@@ -91,6 +91,9 @@ Expected<std::unique_ptr<Session>> Session::open(const ChatOptions& o, Store& st
     opts = *stored;
     id = run->id;
   }
+  // A task folder as an absolute path: a later session (a browser's server) may start elsewhere.
+  if (!continuing && !opts.task_dir.empty())
+    opts.task_dir = std::filesystem::absolute(opts.task_dir);
   std::unique_ptr<Session> s(new Session(opts, store, id, continuing));
   KF_RETURN_IF_ERROR(s->setup());
   KF_RETURN_IF_ERROR(continuing ? s->rebuild() : s->start_new());
@@ -155,7 +158,23 @@ agents::CandidateMsg candidate_of(const CandidateRecord& c, int threads) {
 
 }  // namespace
 
+Status Session::sync() {
+  auto next = store_.next_attempt_seq(run_id_);
+  if (!next) return next.error();
+  if (*next - 1 == log_->attempts()) return {};
+  const std::string current = current_;
+  graph_ = search::SearchGraph();
+  results_.clear();
+  details_.clear();
+  proposals_.clear();
+  root_.clear();
+  KF_RETURN_IF_ERROR(rebuild());
+  if (graph_.find(current)) current_ = current;
+  return {};
+}
+
 Status Session::rebuild() {
+  log_ = std::make_unique<RunLog>(env_->log_config(store_, run_id_, 0, &events_));
   auto attempts = store_.attempts(run_id_);
   if (!attempts) return attempts.error();
   for (const AttemptRecord& a : *attempts) {

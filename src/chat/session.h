@@ -87,6 +87,13 @@ class Session {
   // apply); the session goes on after it.
   Expected<std::string> run(const std::string& line);
   bool quit_requested() const { return quit_; }
+  // A person's edit given as text (the browser's editor): judged as `edit` judges a file's,
+  // `name` its origin ("edit-4.cpp").
+  Expected<std::string> edit_source(const std::string& text, bool schedule,
+                                    const std::string& name);
+  // Catches up with writes another session made to the run since this one last read it (a
+  // terminal and a browser taking turns): the graph is rebuilt from the store when they moved.
+  Status sync();
   // The run's summary, its best.cpp and its state ("finished"; `--run` continues it anyway).
   Status close();
 

@@ -19,6 +19,7 @@
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
 #include "cli/search_command.h"
+#include "cli/serve_command.h"
 #include "cli/strategies_command.h"
 #include "harness/jail.h"
 
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   kf::add_export_command(app);
   kf::add_report_command(app);
   kf::add_chat_command(app);
+  kf::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

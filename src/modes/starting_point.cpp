@@ -37,10 +37,19 @@ Expected<StartingPoint> StartingPoint::read(const std::filesystem::path& file) {
                                      file.string(), size, kMaxBytes));
   auto text = read_file(file);
   if (!text) return text.error();
-  if (text->empty()) return Status::error(file.string() + ": the file is empty");
-  if (!is_valid_utf8(*text)) return Status::error(file.string() + ": not UTF-8 text");
-  return StartingPoint{
-      .name = file.filename().string(), .content = *text, .schedule = file.extension() == ".sched"};
+  auto s = from_text(file.string(), *text, file.extension() == ".sched");
+  if (s) s->name = file.filename().string();  // the origin names the file, not its folder
+  return s;
+}
+
+Expected<StartingPoint> StartingPoint::from_text(const std::string& name, const std::string& text,
+                                                 bool schedule) {
+  if (text.size() > kMaxBytes)
+    return Status::error(fmt::format("{}: {} bytes; a kernel or a schedule has at most {}", name,
+                                     text.size(), kMaxBytes));
+  if (text.empty()) return Status::error(name + ": the file is empty");
+  if (!is_valid_utf8(text)) return Status::error(name + ": not UTF-8 text");
+  return StartingPoint{.name = name, .content = text, .schedule = schedule};
 }
 
 Expected<agents::CandidateMsg> starting_candidate(const StartingPoint& from,

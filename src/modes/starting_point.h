@@ -30,6 +30,9 @@ struct StartingPoint {
   static StartingPoint from_json(const nlohmann::json& j);  // missing or mistyped: none
   // Reads a .sched or C++ file (at most 1 MiB of UTF-8 text).
   static Expected<StartingPoint> read(const std::filesystem::path& file);
+  // The same checks on text given directly (an edit from the browser): `name` is its origin.
+  static Expected<StartingPoint> from_text(const std::string& name, const std::string& text,
+                                           bool schedule);
 };
 
 // The candidate of a starting point for the run's task, target and compiler (`in`). Fails when a

@@ -38,6 +38,8 @@ std::string percent(double f) {
 
 // The anchors' times: the final run's side-by-side ratios when there is one, else the first
 // attempt that carries a speedup over them (modes/run_log.h, "Anchors").
+}  // namespace
+
 std::pair<double, double> anchors(const ReportData& d) {
   const nlohmann::json& f = d.run.summary.is_object() && d.run.summary.contains("final")
                                 ? d.run.summary["final"]
@@ -92,6 +94,8 @@ std::vector<CurvePoint> curve_of(const ReportData& d) {
   }
   return points;
 }
+
+namespace {
 
 constexpr const char* kStyle = R"(
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1180px; color: #263238; }

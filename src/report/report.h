@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/machine.h"
+#include "report/svg.h"
 #include "store/store.h"
 #include "support/status.h"
 
@@ -34,6 +35,14 @@ struct ReportData {
 // Reads the run, its attempts, messages, candidates' parents, best and machine. Fails when the
 // run is unknown or the store fails; missing parts (no best yet, no machine file) stay empty.
 Expected<ReportData> load_report(Store& store, const std::string& run_id);
+
+// The run's graph: a search or chat run's nodes are its attempts with an edge; an optimize
+// run's, each candidate it measured, under the candidate it was derived from.
+std::vector<GraphNode> graph_of(const ReportData& d);
+// Every evaluation of the run in order (the final run's left out).
+std::vector<CurvePoint> curve_of(const ReportData& d);
+// The reference's and the library's median times (0: unknown).
+std::pair<double, double> anchors(const ReportData& d);
 
 // The page, complete (<!doctype html> to </html>), with its style inline.
 std::string report_html(const ReportData& data);

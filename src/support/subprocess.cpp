@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "support/fs.h"
 #include "support/interrupt.h"
 
 namespace kf {
@@ -116,6 +117,22 @@ std::string first_line_of(const std::vector<std::string>& argv) {
   std::string s = r->out;
   auto nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+Expected<std::string> unified_diff(const std::string& a, const std::string& b,
+                                   const std::string& label_a, const std::string& label_b,
+                                   size_t max_bytes) {
+  if (a == b) return std::string();
+  TempDir dir("kforge-diff");
+  KF_RETURN_IF_ERROR(write_file_atomic(dir.path() / "a", a));
+  KF_RETURN_IF_ERROR(write_file_atomic(dir.path() / "b", b));
+  auto r = run_process({.argv = {"diff", "-u", "--label", label_a, "--label", label_b, "a", "b"},
+                        .cwd = dir.path().string(),
+                        .timeout_s = 30,
+                        .max_output = max_bytes});
+  if (!r) return r.error();
+  if (r->exit_code != 1) return Status::error("diff failed: " + r->err.substr(0, 200));
+  return r->out;
 }
 
 }  // namespace kf

@@ -37,4 +37,10 @@ Expected<ProcessResult> run_process(const ProcessOptions& options);
 // Runs argv and returns its stdout's first line, or "" if it fails.
 std::string first_line_of(const std::vector<std::string>& argv);
 
+// `diff -u` of two texts labelled `label_a` and `label_b` (at most `max_bytes` of it); "" when
+// they are equal. Fails when diff cannot run.
+Expected<std::string> unified_diff(const std::string& a, const std::string& b,
+                                   const std::string& label_a, const std::string& label_b,
+                                   size_t max_bytes = 64 * 1024);
+
 }  // namespace kf
