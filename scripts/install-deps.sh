@@ -12,3 +12,9 @@ $SUDO apt-get install -y --no-install-recommends \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libedit-dev \
   python3 python3-jsonschema clang-format universal-ctags tmux chromium
+# The browser tests of `kforge serve` drive chromium with Playwright (tests/web, from npm, pinned
+# by its package-lock.json); Node.js from Debian unless one is installed already.
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get install -y --no-install-recommends nodejs npm
+fi
+npm ci --no-audit --no-fund --prefix "$(dirname "$0")/../tests/web"

@@ -22,6 +22,7 @@ try {
   seen.graph_svg = await page.locator('#graph svg').count();
   seen.curve_svg = await page.locator('#curve svg').count();
   seen.human_rows = await page.locator('#nodes tbody tr', { hasText: 'human' }).count();
+  await page.locator('#code .k').first().waitFor({ timeout: 30000 });  // the node's code, highlighted
   seen.code_shown = (await page.locator('#code').innerText()).length;
 
   await page.click('button[data-cmd="plan"]');
