@@ -30,7 +30,8 @@ nlohmann::json ChatOptions::to_json() const {
           {"final_min_time_s", final_min_time_s},
           {"from", from.to_json()},
           {"strategies", strategies.to_json()},
-          {"pins", pins.to_json()}};
+          {"pins", pins.to_json()},
+          {"llm", llm_args.to_json()}};
 }
 
 Expected<ChatOptions> ChatOptions::from_json(const nlohmann::json& j) {
@@ -50,6 +51,7 @@ Expected<ChatOptions> ChatOptions::from_json(const nlohmann::json& j) {
     o.from = StartingPoint::from_json(j.value("from", nlohmann::json()));
     o.strategies = agents::StrategyFilter::from_json(j.value("strategies", nlohmann::json()));
     o.pins = agents::KnobPins::from_json(j.value("pins", nlohmann::json()));
+    if (j.contains("llm")) o.llm_args = OptimizeOptions::LlmArgs::from_json(j["llm"]);
     return o;
   } catch (const nlohmann::json::exception& e) {
     return Status::error(std::string("the chat run's options: ") + e.what());
@@ -85,6 +87,7 @@ Expected<std::unique_ptr<Session>> Session::open(const ChatOptions& o, Store& st
     stored->progress = o.progress;
     stored->events = o.events;
     stored->llm = o.llm;
+    stored->llm_args = o.llm_args.over(stored->llm_args);
     stored->editor = o.editor;
     stored->editor_stdin = o.editor_stdin;
     stored->out_dir = o.out_dir;

@@ -35,6 +35,7 @@
 
 #include "agents/roles.h"
 #include "modes/events.h"
+#include "modes/optimize.h"
 #include "modes/run_env.h"
 #include "modes/starting_point.h"
 #include "search/graph.h"
@@ -70,6 +71,7 @@ struct ChatOptions {
   std::function<void(const std::string&)> progress;  // measurement lines, as optimize prints
   EventSink* events = nullptr;
   std::shared_ptr<agents::llm_brain::Session> llm;
+  OptimizeOptions::LlmArgs llm_args;  // stored with the run, so that --run asks the same model
 
   nlohmann::json to_json() const;
   static Expected<ChatOptions> from_json(const nlohmann::json& j);

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include "cli/cli_output.h"
 #include "harness/evaluator.h"
 #include "harness/machine.h"
+#include "report/bench_page.h"
 #include "support/fs.h"
 #include "support/json_text.h"
 
@@ -26,6 +28,7 @@ struct BenchArgs {
   double min_time = 0.5;
   bool json = false;      // the document on stdout instead of the table
   std::string json_file;  // the document written here too
+  std::string html;       // the table and a chart per category as a page (report/bench_page.h)
 };
 
 // `kforge bench --json`: every row's result and each solution's summary
@@ -138,9 +141,11 @@ int run_bench(const BenchArgs& a) {
     return 2;
   }
   std::vector<Row> rows;
+  std::map<std::string, std::string> categories;  // task folder -> its category, for --html
   const size_t total = dirs.size() * a.solutions.size();
   for (const auto& dir : dirs) {
     auto task = load_task(dir);
+    if (task) categories[dir.filename().string()] = task->category;
     for (const auto& solution : a.solutions) {
       Row row{.task = dir.filename().string(), .solution = solution};
       fmt::print(stderr, "[{}/{}] {} / {}\n", rows.size() + 1, total, row.task, solution);
@@ -211,6 +216,13 @@ int run_bench(const BenchArgs& a) {
       return 2;
     }
   }
+  if (!a.html.empty()) {
+    if (auto st = write_file_atomic(a.html, report::bench_html(out, categories)); !st.ok()) {
+      print_error(st.message());
+      return 2;
+    }
+    fmt::print(stderr, "wrote {}\n", a.html);
+  }
   if (a.json) print_json(kBenchSchema, std::move(out));
   return 0;
 }
@@ -235,6 +247,8 @@ void add_bench_command(CLI::App& app) {
                             kBenchSchema));
   cmd->add_option("--json-file", args->json_file,
                   "Also write that document to this file (the table still prints)");
+  cmd->add_option("--html", args->html,
+                  "Also write the table and a chart per category as one self-contained HTML page");
   cmd->callback([args] {
     int rc = run_bench(*args);
     if (rc) throw CLI::RuntimeError(rc);

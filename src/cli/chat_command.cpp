@@ -7,16 +7,24 @@
 #include "chat/line_reader.h"
 #include "chat/session.h"
 #include "cli/cli_output.h"
+#include "cli/llm_run.h"
 #include "cli/strategy_options.h"
 #include "store/sqlite_store.h"
 #include "support/interrupt.h"
+#include "support/json_text.h"
 
 namespace kf {
 namespace {
 
+// `chat --json`: one document per command on stdout, one line each
+// (docs/schemas/chat.schema.json).
+constexpr const char* kChatSchema = "kforge-chat/1";
+
 struct ChatArgs {
   chat::ChatOptions o;
   std::string task_dir, run, store;
+  bool json = false;
+  LlmRunArgs llm;  // --llm-config, --max-tokens, --max-cost
 };
 
 int run_chat(ChatArgs& a) {
@@ -40,6 +48,28 @@ int run_chat(ChatArgs& a) {
     a.o.run = run->id;
   }
   a.o.task_dir = a.task_dir;
+  // The LLM brain's session when the team (of the run continued, too) has an LLM role; a
+  // continued run's stored settings are used unless given again.
+  std::unique_ptr<LlmRun> llm;
+  std::string spec = a.o.brain;
+  LlmRunArgs args = a.llm;
+  if (!a.o.run.empty())
+    if (auto run = (*store)->get_run(a.o.run); run && run->mode == "chat") {
+      spec = run->brain;
+      if (auto stored = chat::ChatOptions::from_json(run->options))
+        args = a.llm.over(stored->llm_args);
+    }
+  if (team_uses_llm(spec)) {
+    a.o.llm_args = LlmRun::to_store(args);
+    auto made = LlmRun::make(args, **store, nullptr);
+    if (!made) {
+      print_error(made.error().message());
+      return 2;
+    }
+    llm = std::move(*made);
+    a.o.events = llm.get();
+    a.o.llm = llm->session();
+  }
   chat::LineReader in(chat::Session::command_names());
   a.o.editor_stdin = in.interactive();
   a.o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
@@ -49,21 +79,33 @@ int run_chat(ChatArgs& a) {
     return 2;
   }
   chat::Session& s = **session;
-  fmt::print("{}`plan` lists the planner's proposals, `help` every command\n", s.status());
-  std::fflush(stdout);
+  // Text for a person; with --json, one line per command for a program (the status first).
+  auto reply = [&](const std::string& command, const Expected<std::string>& answer) {
+    if (!a.json) {
+      if (answer)
+        fmt::print("{}", *answer);
+      else
+        print_error(answer.error().message());
+    } else {
+      nlohmann::json j = {{"schema", kChatSchema},  {"run", s.run_id()},
+                          {"command", command},     {"ok", answer.has_value()},
+                          {"current", s.current()}, {"nodes", s.graph().size()}};
+      j[answer ? "answer" : "error"] = answer ? *answer : answer.error().message();
+      fmt::print("{}\n", dump_json(j));
+    }
+    std::fflush(stdout);
+  };
+  reply("status", s.status() + "`plan` lists the planner's proposals, `help` every command\n");
   while (!s.quit_requested()) {
     auto line = in.read("kforge> ");
     if (!line) break;
-    if (!in.interactive() && !line->empty()) fmt::print("> {}\n", *line);
-    auto answer = s.run(*line);
-    if (answer)
-      fmt::print("{}", *answer);
-    else
-      print_error(answer.error().message());
-    std::fflush(stdout);
+    if (!in.interactive() && !a.json && !line->empty()) fmt::print("> {}\n", *line);
+    if (line->find_first_not_of(" \t") == std::string::npos) continue;
+    reply(*line, s.run(*line));
     // A Ctrl-C ends the command it interrupted, not the session; a SIGTERM ends the session.
     if (interrupted() && !clear_interrupt()) break;
   }
+  if (llm) fmt::print(a.json ? stderr : stdout, "{}", llm->usage_line());
   if (Status st = s.close(); !st.ok()) {
     print_error(st.message());
     return 2;
@@ -97,6 +139,11 @@ void add_chat_command(CLI::App& app) {
   cmd->add_option("--seed", a->o.seed, "Seed of the inputs and the search policies");
   add_steering_options(cmd, a->o.strategies, a->o.pins);
   add_from_option(cmd, a->o.from);
+  add_llm_options(cmd, a->llm);
+  cmd->add_flag("--json", a->json,
+                fmt::format("Answer each command with one JSON document on its own line (schema "
+                            "\"{}\", docs/json.md)",
+                            kChatSchema));
   cmd->callback([a] { throw CLI::RuntimeError(run_chat(*a)); });
 }
 

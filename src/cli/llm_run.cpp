@@ -73,4 +73,14 @@ std::string LlmRun::usage_line() const {
       t.unpriced_calls > 0 ? fmt::format(" ({} calls unpriced)", t.unpriced_calls) : "");
 }
 
+void add_llm_options(CLI::App* cmd, LlmRunArgs& args) {
+  cmd->add_option("--llm-config", args.config,
+                  "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-tokens", args.max_tokens, "Stop once the LLM calls used this many tokens")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  cmd->add_option("--max-cost", args.max_cost, "Stop once the LLM calls cost this many US dollars")
+      ->check(CLI::PositiveNumber);
+}
+
 }  // namespace kf

@@ -12,6 +12,7 @@
 //   fmt::print("{}", (*llm)->usage_line());
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ using LlmRunArgs = OptimizeOptions::LlmArgs;
 
 // Whether a team spec gives any role to the LLM brain.
 bool team_uses_llm(const std::string& spec);
+
+// --llm-config, --max-tokens and --max-cost for a command that runs a team (search, chat).
+void add_llm_options(CLI::App* cmd, LlmRunArgs& args);
 
 class LlmRun final : public EventSink {
  public:

@@ -161,15 +161,7 @@ void add_search_command(CLI::App& app) {
   add_steering_options(cmd, o.strategies, o.pins);
   add_from_option(cmd, o.from);
   cmd->add_flag("--no-final", a->no_final, "Skip the final side-by-side run");
-  cmd->add_option("--llm-config", a->llm.config,
-                  "The LLM brain's settings ([llm] table; default ./kforge.toml, else OPENAI_*)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--max-tokens", a->llm.max_tokens,
-                  "Stop once the LLM calls used this many tokens")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
-  cmd->add_option("--max-cost", a->llm.max_cost,
-                  "Stop once the LLM calls cost this many US dollars")
-      ->check(CLI::PositiveNumber);
+  add_llm_options(cmd, a->llm);
   cmd->add_flag("--quiet,-q", a->quiet, "No progress lines");
   cmd->add_flag("--json", a->json,
                 fmt::format("Print the run's id, output folder and summary as one JSON document "

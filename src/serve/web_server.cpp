@@ -20,6 +20,8 @@ namespace {
 
 // The most a request body may hold: an edited kernel is at most 1 MiB (StartingPoint).
 constexpr size_t kMaxBody = (1 << 20) + 4096;
+// Seconds a connection may wait for the client to send (or take) the next bytes.
+constexpr int kReadTimeoutS = 5;
 
 std::string random_token() {
   std::random_device rd;
@@ -163,6 +165,9 @@ Expected<std::unique_ptr<WebServer>> WebServer::start(const ServeOptions& o) {
   s->api.store_path = o.store;
   State* st = s.get();
   st->http.set_payload_max_length(kMaxBody);
+  // A client that sends its request slowly holds a worker thread at most this long.
+  st->http.set_read_timeout(kReadTimeoutS, 0);
+  st->http.set_write_timeout(kReadTimeoutS, 0);
   st->http.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));

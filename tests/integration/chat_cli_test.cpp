@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "llm/replay_server.h"
+#include "llm/transcript.h"
 #include "support/fs.h"
 #include "support/kforge_process.h"
 #include "support/process_temp_dir.h"
@@ -35,8 +37,8 @@ ProcessResult chat(const std::vector<std::string>& args, const std::string& scri
   const fs::path in = dir / "script.txt";
   KF_CHECK(write_file_atomic(in, script).ok());
   std::string cmd = "exec \"$0\" chat";
-  for (size_t i = 0; i < args.size(); ++i) cmd += " \"$" + std::to_string(i + 1) + "\"";
-  cmd += " < \"$" + std::to_string(args.size() + 1) + "\"";
+  for (size_t i = 0; i < args.size(); ++i) cmd += " \"${" + std::to_string(i + 1) + "}\"";
+  cmd += " < \"${" + std::to_string(args.size() + 1) + "}\"";
   std::vector<std::string> argv = {"sh", "-c", cmd, testing::kforge_bin()};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(in.string());
@@ -219,6 +221,47 @@ TEST(ChatCli, OnATerminalCommandsCompleteWithTabAndTheSessionEndsWithQuit) {
   auto rec = store->get_run(testing::only_run_in(*store));
   ASSERT_TRUE(rec.has_value());
   EXPECT_EQ(rec->state, "finished");
+}
+
+TEST(ChatCli, WithAnLlmImplementerAFreeTextInstructionBecomesTheModelsKernel) {
+  const fs::path dir = temp_root() / "llm", db = dir / "runs.db";
+  fs::create_directories(dir);
+  auto t = llm::read_transcript(testing::source_dir() / "tests/integration/llm/chat.json");
+  ASSERT_TRUE(t.has_value()) << t.error().message();
+  auto server = llm::ReplayServer::start(*t);
+  ASSERT_TRUE(server.has_value()) << server.error().message();
+  const fs::path cfg = dir / "kforge.toml";
+  ASSERT_TRUE(write_file_atomic(cfg, "[llm]\nbase_url = \"" + (*server)->base_url() +
+                                         "\"\nmodel = \"coder\"\ntimeout_s = 30\n")
+                  .ok());
+  const fs::path task = testing::source_dir() / "tests/integration/written_source/task";
+  ProcessResult r = chat({task.string(), "--brain", "implementer=llm", "--llm-config", cfg.string(),
+                          "--store", db.string(), "--min-time", "0.05"},
+                         "apply use eight partial sums per row\nquit\n", dir);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_NE(r.out.find("llm: 1 call"), std::string::npos) << "the usage line\n" << r.out;
+  // The instruction reached the model as the implementer's plan.
+  size_t asked = 0;
+  for (const auto& q : (*server)->received())
+    if (q.path.ends_with("/chat/completions")) {
+      ++asked;
+      EXPECT_EQ(q.role_tag, "implementer");
+      EXPECT_NE(q.body.find("eight partial sums per row"), std::string::npos);
+    }
+  EXPECT_EQ(asked, 1u);
+  auto store = testing::open_store_at(db);
+  const std::string run = testing::only_run_in(*store);
+  std::vector<AttemptRecord> nodes = nodes_of(*store, run);
+  ASSERT_EQ(nodes.size(), 2u) << r.out << r.err;
+  EXPECT_EQ(proposer(nodes[1]), "human") << "the person's instruction";
+  EXPECT_EQ(nodes[1].detail["move"]["kind"], "llm");
+  EXPECT_EQ(nodes[1].verdict, "ok") << r.err;
+  auto c = store->get_candidate(nodes[1].candidate_key);
+  ASSERT_TRUE(c && c->has_value());
+  EXPECT_EQ((*c)->provenance["kind"], "written") << "the model wrote it";
+  auto exchanges = store->llm_exchanges(run);
+  ASSERT_TRUE(exchanges.has_value());
+  EXPECT_EQ(exchanges->size(), 1u) << "the exchange is stored with the run";
 }
 
 TEST(ChatCli, ContinuingARunThatIsNotAChatIsAClearError) {

@@ -125,7 +125,7 @@ TEST(JsonCli, EverySubcommandHasADocumentedSchemaAndAJsonFlag) {
   for (const std::string& command : commands) {
     ProcessResult help = run_kforge({command, "--help"});
     ASSERT_TRUE(help.ok()) << describe(help);
-    if (command == "llm-serve") {  // a server: no result, no --json (docs/json.md says so)
+    if (command == "llm-serve" || command == "serve") {  // servers: no result, no --json
       EXPECT_FALSE(rows.count(command));
       EXPECT_EQ(help.out.find("--json"), std::string::npos) << help.out;
       continue;
@@ -247,12 +247,12 @@ TEST(JsonCli, CheckAndNewDescribeTheTaskAndTheSkeleton) {
 }
 
 TEST(JsonCli, BenchPrintsTheDocumentInsteadOfTheTableAndWritesItToAFile) {
-  const fs::path file = temp_path("bench.json");
+  const fs::path file = temp_path("bench.json"), html_file = temp_path("bench.html");
   ProcessResult r;
-  nlohmann::json j = json_of(
-      {"bench", (kSource / "tests/integration/written_source").string(), "--tasks", "task",
-       "--solutions", "reference", "--min-time", "0.05", "--json", "--json-file", file.string()},
-      "schemas/bench.schema.json", 0, &r);
+  nlohmann::json j = json_of({"bench", (kSource / "tests/integration/written_source").string(),
+                              "--tasks", "task", "--solutions", "reference", "--min-time", "0.05",
+                              "--json", "--json-file", file.string(), "--html", html_file.string()},
+                             "schemas/bench.schema.json", 0, &r);
   EXPECT_EQ(j["schema"], "kforge-bench/1");
   ASSERT_EQ(j["rows"].size(), 1u);
   EXPECT_EQ(j["rows"][0]["task"], "task");
@@ -262,6 +262,39 @@ TEST(JsonCli, BenchPrintsTheDocumentInsteadOfTheTableAndWritesItToAFile) {
   EXPECT_EQ(j["summary"][0]["correct"], 1);
   EXPECT_NE(r.err.find("reference: 1/1 correct"), std::string::npos) << r.err;
   EXPECT_EQ(read_json(file), j);
+  // --html: the same rows as a page, with the task's category chart.
+  auto html = read_file(html_file);
+  ASSERT_TRUE(html.has_value());
+  EXPECT_NE(html->find("<svg class=\"bars\""), std::string::npos);
+  EXPECT_NE(html->find("<tr><td>task</td>"), std::string::npos) << *html;
+}
+
+TEST(JsonCli, ChatAnswersEachCommandWithOneDocumentPerLine) {
+  const std::string db = temp_path("chat.db").string();
+  auto r = run_process({.argv = {"sh", "-c",
+                                 "printf 'history\\nbogus\\n\\nquit\\n' | exec \"$0\" chat \"$1\" "
+                                 "--store \"$2\" --min-time 0.02 --json",
+                                 testing::kforge_bin(), kTask.string(), db},
+                        .timeout_s = 300});
+  ASSERT_TRUE(r && r->ok()) << (r ? describe(*r) : r.error().message());
+  std::vector<nlohmann::json> docs;
+  std::istringstream lines(r->out);
+  for (std::string line; std::getline(lines, line);) {
+    const fs::path f = temp_path("chat_line.json");
+    ASSERT_TRUE(write_file_atomic(f, line).ok());
+    EXPECT_EQ(schema_errors("schemas/chat.schema.json", f), "") << line;
+    docs.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(docs.size(), 4u) << "the status, then one per command (the empty line is none)\n"
+                             << r->out;
+  EXPECT_EQ(docs[0]["command"], "status");
+  EXPECT_EQ(docs[1]["command"], "history");
+  EXPECT_TRUE(docs[1]["ok"].get<bool>());
+  EXPECT_NE(docs[1]["answer"].get<std::string>().find("#1 "), std::string::npos);
+  EXPECT_FALSE(docs[2]["ok"].get<bool>());
+  EXPECT_NE(docs[2]["error"].get<std::string>().find("unknown command"), std::string::npos);
+  EXPECT_EQ(docs[3]["command"], "quit");
+  for (const auto& d : docs) EXPECT_EQ(d["run"], docs[0]["run"]);
 }
 
 TEST(JsonCli, StrategiesListsTheWholeCatalog) {

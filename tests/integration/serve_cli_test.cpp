@@ -5,6 +5,9 @@
 // oversized bodies, a public address without a token).
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -97,8 +100,18 @@ TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
   EXPECT_GT(seen["code_shown"].get<int>(), 100) << ui->out;
   EXPECT_NE(seen["plan"].get<std::string>().find("proposals for #"), std::string::npos);
   EXPECT_NE(seen["apply"].get<std::string>().find("[human]"), std::string::npos) << ui->out;
-  EXPECT_NE(seen["edit"].get<std::string>().find("edit of #"), std::string::npos) << ui->out;
-  EXPECT_GE(seen["rows_at_end"].get<int>(), 3) << ui->out;
+  EXPECT_NE(seen["opened"].get<std::string>().find("default schedule"), std::string::npos)
+      << "the first node, opened from the table\n"
+      << ui->out;
+  EXPECT_NE(seen["edit"].get<std::string>().find("edit of #1"), std::string::npos) << ui->out;
+  EXPECT_EQ(seen["edit_verdict"].get<std::string>().rfind("ok", 0), 0u)
+      << "the edit's verdict, on its node's page\n"
+      << ui->out;
+  EXPECT_EQ(seen["answer_when_a_node_appeared"].get<std::string>().rfind("…", 0), 0u)
+      << "a search's node appeared while the search still ran\n"
+      << ui->out;
+  EXPECT_NE(seen["search"].get<std::string>().find("greedy judged"), std::string::npos) << ui->out;
+  EXPECT_GT(seen["rows_at_end"].get<int>(), seen["rows_after_edit"].get<int>()) << ui->out;
   EXPECT_TRUE(seen["errors"].empty()) << "no script error under the page's CSP\n" << ui->out;
   s.child->signal(SIGINT);  // a clean stop: the browser's session is closed as `quit` would
   for (int i = 0; i < 600 && !s.child->ended(); ++i)
@@ -110,16 +123,23 @@ TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
   auto attempts = store->attempts(run);
   ASSERT_TRUE(attempts.has_value());
   ASSERT_GT(attempts->size(), before);
-  const AttemptRecord& edit = attempts->back();
+  const AttemptRecord* found = nullptr;
+  for (const AttemptRecord& a : *attempts)
+    if (a.strategy.find("browser-edit-") != std::string::npos) found = &a;
+  ASSERT_NE(found, nullptr);
+  const AttemptRecord& edit = *found;
   EXPECT_EQ(edit.detail["move"]["proposer"], "human");
   EXPECT_EQ(edit.detail["move"]["kind"], "human");
   auto c = store->get_candidate(edit.candidate_key);
   ASSERT_TRUE(c && c->has_value());
   EXPECT_EQ((*c)->source.rfind("// edited in the browser\n", 0), 0u);
   EXPECT_EQ((*c)->provenance["kind"], "edited");
+  // The person's steps are "human"; the search's, the team's with the policy named.
   for (size_t i = before; i < attempts->size(); ++i) {
-    if ((*attempts)[i].kind != "chat") continue;
-    EXPECT_EQ((*attempts)[i].detail["move"]["proposer"], "human") << (*attempts)[i].strategy;
+    const AttemptRecord& a = (*attempts)[i];
+    if (a.kind != "chat") continue;
+    const bool by_search = a.detail.contains("policy");
+    EXPECT_EQ(a.detail["move"]["proposer"], by_search ? "builtin" : "human") << a.strategy;
   }
 
   // And back in the terminal: the browser's nodes are there.
@@ -187,6 +207,30 @@ TEST(ServeCli, TheServerRefusesWhatItMust) {
   ASSERT_EQ(status(history), 200);
   EXPECT_NE(history->body.find("#1 "), std::string::npos) << history->body;
   EXPECT_EQ(store->attempts(run)->size(), 1u);
+
+  // A slow client (a request that never ends) holds one connection until the read timeout, and
+  // the server answers others meanwhile.
+  const int slow = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(s.port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(slow, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string partial = "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port);
+  ASSERT_EQ(::send(slow, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(status(http.Get("/api/runs", token)), 200) << "answered beside the slow client";
+  timeval wait{.tv_sec = 30, .tv_usec = 0};
+  setsockopt(slow, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  char buf[256];
+  const ssize_t got = ::recv(slow, buf, sizeof buf, 0);  // the server gives up on it: 0 (closed)
+  const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(slow);
+  // The server gives up on it: it closes the connection, or answers a 4xx (408), never the data.
+  const std::string reply = got > 0 ? std::string(buf, static_cast<size_t>(got)) : "";
+  EXPECT_TRUE(got <= 0 || reply.starts_with("HTTP/1.1 4")) << reply;
+  EXPECT_LT(held, 20) << "the slow client was dropped at the read timeout";
+  EXPECT_EQ(status(http.Get("/api/runs", token)), 200) << "the server stays up";
 
   // A public address needs an explicit token, of some length.
   auto open = testing::run_kforge({"serve", "--host", "0.0.0.0", "--store", db.string()}, 30);

@@ -71,12 +71,31 @@ TEST(TreeSvg, EveryNodeOnItsOwnRowUnderItsParent) {
   EXPECT_NE(svg.find("href=\"#a4\""), std::string::npos);
   EXPECT_NE(svg.find("&lt;bad&gt;"), std::string::npos);
   EXPECT_EQ(svg.find("<bad>"), std::string::npos);
-  // Rows in depth-first order: root, a, c, b.
-  const size_t a = svg.find(">tile"), c = svg.find(">vectorize"), b = svg.find(">&lt;bad");
-  ASSERT_NE(c, std::string::npos);
-  EXPECT_LT(a, b);
-  EXPECT_NE(svg.find("cy=\"20.0\""), std::string::npos) << svg;  // the first row
-  EXPECT_NE(svg.find("cy=\"86.0\""), std::string::npos) << svg;  // the fourth
+  // Rows in depth-first order, one per node: root, a, c, b; each indented by its depth.
+  struct Place {
+    double cx = 0, cy = 0;
+  };
+  // A node is <title>LABEL (key): ...</title><circle cx=.. cy=../><text>..</text>.
+  auto place_of = [&svg](const std::string& label) {
+    const size_t at = svg.find("<title>" + label);
+    EXPECT_NE(at, std::string::npos) << label;
+    const size_t circle = svg.find("<circle", at);
+    EXPECT_NE(circle, std::string::npos) << label;
+    auto attr = [&](const char* name) {
+      const size_t v = svg.find(std::string(name) + "=\"", circle) + std::string(name).size() + 2;
+      return std::stod(svg.substr(v, svg.find('"', v) - v));
+    };
+    return Place{attr("cx"), attr("cy")};
+  };
+  const Place root = place_of("default schedule"), a = place_of("tile"), c = place_of("vectorize"),
+              b = place_of("&lt;bad");
+  EXPECT_DOUBLE_EQ(root.cy, 20.0);
+  EXPECT_DOUBLE_EQ(a.cy, 42.0);
+  EXPECT_DOUBLE_EQ(c.cy, 64.0) << "a's child comes right under a";
+  EXPECT_DOUBLE_EQ(b.cy, 86.0);
+  EXPECT_LT(root.cx, a.cx);
+  EXPECT_LT(a.cx, c.cx) << "c is one level deeper than a";
+  EXPECT_DOUBLE_EQ(a.cx, b.cx) << "siblings at one depth";
 }
 
 TEST(TreeSvg, ACycleInTheDataStillEnds) {

@@ -1,6 +1,7 @@
 // Drives `kforge serve`'s page in Debian's chromium with Playwright, as a person would: the run's
-// graph and nodes render, then the person plans, applies a proposal, and edits the code in the
-// page; each answer must appear, and the node table must grow as the evaluations land.
+// graph and nodes render; the person plans and applies a proposal, opens a node, edits its code
+// in the page and sees the edit's verdict, then starts a search and watches its nodes appear
+// while it runs. Each answer must appear, and the node table must grow as evaluations land.
 //
 //   node serve_ui.mjs URL SCREENSHOT.png      (URL: the page's address with #token=..&run=..)
 // Prints one JSON line of what it saw; exits 1 with the reason when a step fails.
@@ -35,12 +36,28 @@ try {
   await page.locator('#answer', { hasText: /\[human\]|error:/ }).waitFor({ timeout: 300000 });
   seen.apply = (await page.locator('#answer').innerText()).trim();
 
+  // Open a node (the first), edit its code in the page, judge it, and see the verdict.
+  await page.locator('#nodes tbody tr').first().locator('a').click();
+  await page.locator('#node-title', { hasText: /default schedule|root|first/ }).waitFor({ timeout: 30000 }).catch(() => {});
+  seen.opened = (await page.locator('#node-title').innerText()).trim();
   const source = await page.inputValue('#edit-source');
   await page.fill('#edit-source', '// edited in the browser\n' + source);
   await page.click('#edit-judge');
   await page.locator('#answer', { hasText: /edit of #|error:/ }).waitFor({ timeout: 300000 });
   seen.edit = (await page.locator('#answer').innerText()).trim();
+  await page.locator('#node-title', { hasText: /browser-edit/ }).waitFor({ timeout: 30000 });
+  seen.edit_verdict = (await page.locator('#node-sub').innerText()).trim();
   await page.locator('#nodes tbody tr').nth(seen.rows_at_start + 1).waitFor({ timeout: 30000 });
+  seen.rows_after_edit = await page.locator('#nodes tbody tr').count();
+
+  // Hand the wheel to a search and watch it add nodes while it runs: the table grows from the
+  // run's event stream before the command's answer comes back.
+  await page.fill('#command', 'search greedy 3');
+  await page.press('#command', 'Enter');
+  await page.locator('#nodes tbody tr').nth(seen.rows_after_edit).waitFor({ timeout: 300000 });
+  seen.answer_when_a_node_appeared = (await page.locator('#answer').innerText()).trim().slice(0, 40);
+  await page.locator('#answer', { hasText: /judged \d+ nodes|error:/ }).waitFor({ timeout: 300000 });
+  seen.search = (await page.locator('#answer').innerText()).trim().split('\n').pop();
   seen.rows_at_end = await page.locator('#nodes tbody tr').count();
   seen.errors = errors;
   if (shot) await page.screenshot({ path: shot, fullPage: true });

@@ -93,3 +93,13 @@ faults = {
     ],
 }
 (here / "faults.json").write_text(json.dumps(faults, indent=1) + "\n")
+
+# `kforge chat --brain implementer=llm`: a person's free-text instruction (`apply TEXT`) is the
+# implementer's plan; the model answers it with a kernel.
+chat = {
+    "models": ["coder"],
+    "exchanges": [
+        ex("implementer", code(k("i4_fast.cpp"), "Eight partial sums per row, as you asked.")),
+    ],
+}
+(here / "chat.json").write_text(json.dumps(chat, indent=1) + "\n")
