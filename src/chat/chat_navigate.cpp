@@ -11,6 +11,7 @@
 #include "export/export_run.h"
 #include "search/policy.h"
 #include "support/fs.h"
+#include "support/interrupt.h"
 #include "support/subprocess.h"
 #include "support/text_scan.h"
 
@@ -109,8 +110,13 @@ Expected<std::string> Session::cmd_search(const std::vector<std::string>& args) 
       .graph = graph_, .space = *space_, .rng = rng, .results = results_, .root = current_};
   const int start = log_->evaluations();
   std::string out;
+  stop_ = false;
   // A policy that proposes only nodes already in the graph ends too: at most 4 rounds a slot.
   for (int round = 0; round < 4 * budget + 8 && log_->evaluations() - start < budget; ++round) {
+    if (stop_) {  // the person took the wheel back (the browser's Stop): after a whole evaluation
+      out += "stopped by the person\n";
+      break;
+    }
     std::vector<Proposal> batch = (*policy)->next(s, 1);
     if (batch.empty()) {
       out += "the policy has nothing left to try\n";
@@ -119,9 +125,14 @@ Expected<std::string> Session::cmd_search(const std::vector<std::string>& args) 
     std::vector<Node*> nodes;
     for (Proposal& p : batch) {
       auto n = judge(std::move(p), {{"policy", (*policy)->name()}});
+      if (!n && interrupted()) break;  // Ctrl-C: the evaluation in flight is dropped
       if (!n) return n.error();
       nodes.push_back(*n);
       out += node_line(**n) + "\n";
+    }
+    if (interrupted()) {
+      out += "stopped: interrupted\n";
+      break;
     }
     (*policy)->observe(s, nodes);
   }

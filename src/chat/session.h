@@ -25,6 +25,7 @@
 // on this machine is read back, not judged again.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -96,6 +97,9 @@ class Session {
   // Catches up with writes another session made to the run since this one last read it (a
   // terminal and a browser taking turns): the graph is rebuilt from the store when they moved.
   Status sync();
+  // Asks a running `search` to hand the wheel back after the evaluation in flight; safe to call
+  // from another thread (the browser's Stop).
+  void request_stop() { stop_ = true; }
   // The run's summary, its best.cpp and its state ("finished"; `--run` continues it anyway).
   Status close();
 
@@ -170,6 +174,7 @@ class Session {
   std::string proposals_for_;                // the node they were made for
   double started_ = 0;
   bool quit_ = false;
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace kf::chat

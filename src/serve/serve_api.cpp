@@ -217,6 +217,14 @@ ApiReply Api::edit(const std::string& run, const std::string& body) {
   });
 }
 
+ApiReply Api::stop(const std::string& run) {
+  const std::lock_guard lock(mu_);
+  auto it = live_.find(run);
+  if (it == live_.end()) return error(409, "nothing is running on this run from this server");
+  it->second->session->request_stop();
+  return {200, {{"answer", "asked the search to stop after the evaluation in flight"}}};
+}
+
 std::string Api::version(const std::string& run) {
   auto store = open();
   if (!store) return "{}";

@@ -42,6 +42,8 @@ class Api {
   // {"source": "...", "schedule": false, "node": KEY}: the person's edit of node KEY (default:
   // the current one), judged as its child.
   ApiReply edit(const std::string& run, const std::string& body);
+  // Asks the run's running search to stop after the evaluation in flight.
+  ApiReply stop(const std::string& run);
   // What changes when the run moves on (its attempts, state, last update), for the event stream.
   std::string version(const std::string& run);
   // Ends the browser's chat sessions as `quit` would (summary, best.cpp).

@@ -123,6 +123,10 @@ void WebServer::State::routes() {
             [this, reply](const httplib::Request& req, httplib::Response& res) {
               reply(res, api.edit(req.matches[1], req.body));
             });
+  http.Post(R"(/api/runs/([A-Za-z0-9_-]+)/stop)",
+            [this, reply](const httplib::Request& req, httplib::Response& res) {
+              reply(res, api.stop(req.matches[1]));
+            });
   http.Get(R"(/api/runs/([A-Za-z0-9_-]+)/events)",
            [this](const httplib::Request& req, httplib::Response& res) {
              const std::string run = req.matches[1];

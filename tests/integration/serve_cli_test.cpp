@@ -111,7 +111,11 @@ TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
       << "a search's node appeared while the search still ran\n"
       << ui->out;
   EXPECT_NE(seen["search"].get<std::string>().find("greedy judged"), std::string::npos) << ui->out;
-  EXPECT_GT(seen["rows_at_end"].get<int>(), seen["rows_after_edit"].get<int>()) << ui->out;
+  EXPECT_GT(seen["rows_after_search"].get<int>(), seen["rows_after_edit"].get<int>()) << ui->out;
+  // Stop: the long search hands the wheel back well before its 40 evaluations.
+  EXPECT_NE(seen["stopped"].get<std::string>().find("stopped by the person"), std::string::npos)
+      << ui->out;
+  EXPECT_LT(seen["rows_at_end"].get<int>(), seen["rows_after_search"].get<int>() + 10) << ui->out;
   EXPECT_TRUE(seen["errors"].empty()) << "no script error under the page's CSP\n" << ui->out;
   s.child->signal(SIGINT);  // a clean stop: the browser's session is closed as `quit` would
   for (int i = 0; i < 600 && !s.child->ended(); ++i)

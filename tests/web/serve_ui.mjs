@@ -58,6 +58,15 @@ try {
   seen.answer_when_a_node_appeared = (await page.locator('#answer').innerText()).trim().slice(0, 40);
   await page.locator('#answer', { hasText: /judged \d+ nodes|error:/ }).waitFor({ timeout: 300000 });
   seen.search = (await page.locator('#answer').innerText()).trim().split('\n').pop();
+  seen.rows_after_search = await page.locator('#nodes tbody tr').count();
+
+  // Start a long search and take the wheel back with Stop once its first node lands.
+  await page.fill('#command', 'search mcts 40');
+  await page.press('#command', 'Enter');
+  await page.locator('#nodes tbody tr').nth(seen.rows_after_search).waitFor({ timeout: 300000 });
+  await page.click('#stop');
+  await page.locator('#answer', { hasText: /judged \d+ nodes|error:/ }).waitFor({ timeout: 300000 });
+  seen.stopped = (await page.locator('#answer').innerText()).trim().split('\n').slice(-2).join(' | ');
   seen.rows_at_end = await page.locator('#nodes tbody tr').count();
   seen.errors = errors;
   if (shot) await page.screenshot({ path: shot, fullPage: true });

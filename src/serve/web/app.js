@@ -142,6 +142,13 @@ $('command-form').addEventListener('submit', (ev) => {
   if (line) command(line);
 });
 for (const b of document.querySelectorAll('button[data-cmd]')) b.addEventListener('click', () => command(b.dataset.cmd));
+$('stop').addEventListener('click', async () => {
+  try {
+    await api('/api/runs/' + encodeURIComponent(state.run) + '/stop', {});
+  } catch (e) {
+    say(e.message, true);
+  }
+});
 $('edit-judge').addEventListener('click', async () => {
   $('answer').textContent = '… judging the edit';
   try {
