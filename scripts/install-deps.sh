@@ -18,3 +18,5 @@ if ! command -v npm >/dev/null; then
   $SUDO apt-get install -y --no-install-recommends nodejs npm
 fi
 npm ci --no-audit --no-fund --prefix "$(dirname "$0")/../tests/web"
+# The front-end libraries `kforge serve` compiles into its page (src/serve/web/package.json).
+npm ci --no-audit --no-fund --prefix "$(dirname "$0")/../src/serve/web"

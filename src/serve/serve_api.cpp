@@ -80,7 +80,11 @@ ApiReply Api::run(const std::string& id) {
   auto d = report::load_report(**store, id);
   if (!d) return error(404, d.error().message());
   const std::vector<report::GraphNode> nodes = report::graph_of(*d);
+  const std::vector<report::CurvePoint> points = report::curve_of(*d);
   const auto [ref, lib] = report::anchors(*d);
+  nlohmann::json curve = nlohmann::json::array();
+  for (const report::CurvePoint& p : points)
+    curve.push_back({{"evaluation", p.evaluation}, {"median_s", p.median_s}});
   nlohmann::json list = nlohmann::json::array();
   for (size_t i = 0; i < nodes.size(); ++i) {
     const report::GraphNode& n = nodes[i];
@@ -116,8 +120,9 @@ ApiReply Api::run(const std::string& id) {
            {"reference_s", ref},
            {"library_s", lib},
            {"steerable", d->run.mode == "chat"},
+           {"curve", curve},
            {"tree_svg", report::tree_svg(nodes)},
-           {"curve_svg", report::curve_svg(report::curve_of(*d), ref, lib)}}};
+           {"curve_svg", report::curve_svg(points, ref, lib)}}};
 }
 
 ApiReply Api::node(const std::string& run, const std::string& key) {

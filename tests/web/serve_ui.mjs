@@ -20,8 +20,9 @@ try {
   await page.goto(url);
   await page.waitForSelector('#nodes tbody tr', { timeout: 30000 });
   seen.rows_at_start = await page.locator('#nodes tbody tr').count();
-  seen.graph_svg = await page.locator('#graph svg').count();
-  seen.curve_svg = await page.locator('#curve svg').count();
+  // The graph (cytoscape) and the curve (Chart.js) draw on canvases.
+  seen.graph_canvas = await page.locator('#graph canvas').count();
+  seen.curve_canvas = await page.locator('#curve canvas').count();
   seen.human_rows = await page.locator('#nodes tbody tr', { hasText: 'human' }).count();
   await page.locator('#code .k').first().waitFor({ timeout: 30000 });  // the node's code, highlighted
   seen.code_shown = (await page.locator('#code').innerText()).length;
@@ -40,14 +41,19 @@ try {
   await page.locator('#nodes tbody tr').first().locator('a').click();
   await page.locator('#node-title', { hasText: /default schedule|root|first/ }).waitFor({ timeout: 30000 }).catch(() => {});
   seen.opened = (await page.locator('#node-title').innerText()).trim();
-  const source = await page.inputValue('#edit-source');
-  await page.fill('#edit-source', '// edited in the browser\n' + source);
+  // The code editor (CodeMirror): a line typed at the top of the kernel.
+  await page.locator('.CodeMirror-code').first().waitFor({ timeout: 30000 });
+  await page.click('.CodeMirror-lines');
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('// edited in the browser');
+  await page.keyboard.press('Enter');
   await page.click('#edit-judge');
   await page.locator('#answer', { hasText: /edit of #|error:/ }).waitFor({ timeout: 300000 });
   seen.edit = (await page.locator('#answer').innerText()).trim();
   await page.locator('#node-title', { hasText: /browser-edit/ }).waitFor({ timeout: 30000 });
   seen.edit_verdict = (await page.locator('#node-sub').innerText()).trim();
-  await page.locator('#nodes tbody tr').nth(seen.rows_at_start + 1).waitFor({ timeout: 30000 });
+  // The edit is a new node (its text is new); `apply 1` may have been a second path to one.
+  await page.locator('#nodes tbody tr').nth(seen.rows_at_start).waitFor({ timeout: 30000 });
   seen.rows_after_edit = await page.locator('#nodes tbody tr').count();
 
   // Hand the wheel to a search and watch it add nodes while it runs: the table grows from the

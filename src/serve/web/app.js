@@ -5,7 +5,8 @@
 const params = new URLSearchParams(location.hash.slice(1));
 const token = params.get('token') || sessionStorage.getItem('kforge-token') || '';
 sessionStorage.setItem('kforge-token', token);
-const state = { run: params.get('run') || '', node: params.get('node') || '', events: null };
+const state = { run: params.get('run') || '', node: params.get('node') || '', events: null,
+  graph: null, chart: null, editor: null };
 const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
@@ -75,9 +76,8 @@ async function showRun() {
   $('run-title').textContent = r.run.task + ' — ' + r.run.mode + ' run ' + r.run.id;
   $('run-sub').textContent = r.run.state + ' · brain ' + r.run.brain + ' · ' + r.nodes.length +
       ' nodes · reference ' + ms(r.reference_s) + ' · library ' + ms(r.library_s);
-  // The SVG is drawn by the server's report code, every text in it escaped.
-  $('graph').innerHTML = r.tree_svg;
-  $('curve').innerHTML = r.curve_svg;
+  drawGraph(r);
+  drawCurve(r);
   const body = $('nodes').tBodies[0];
   body.replaceChildren();
   for (const n of r.nodes) {
@@ -121,7 +121,73 @@ async function showNode(key) {
     const cls = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : undefined;
     diff.append(el('span', line + '\n', cls));
   }
-  $('edit-source').value = n.source;
+  editor().setValue(n.source);
+  editor().refresh();  // it may have been made while its box was hidden
+}
+
+const verdictColour = (v) => (v === 'ok' ? '#2e7d32' : v === 'duplicate' ? '#9e9e9e' : '#c62828');
+
+// The graph, laid out by cytoscape (a tree from the first node); a click opens a node. Labels are
+// set as data, which cytoscape draws as text.
+function drawGraph(r) {
+  const keys = new Set(r.nodes.map((n) => n.key));
+  const elements = [];
+  for (const n of r.nodes) {
+    // A short label under each node (its number and time): the moves are in the table beside it.
+    elements.push({ data: { id: n.key, label: '#' + n.n + (n.median_s > 0 ? '\n' + ms(n.median_s) : ''),
+      colour: verdictColour(n.verdict), border: n.best ? '#f9a825' : n.proposer === 'human' ? '#1565c0' : '#ffffff' } });
+    if (n.parent && keys.has(n.parent) && n.parent !== n.key) elements.push({ data: { id: n.parent + '>' + n.key, source: n.parent, target: n.key } });
+  }
+  if (state.graph) state.graph.destroy();
+  state.graph = cytoscape({
+    container: $('graph'),
+    elements,
+    style: [
+      { selector: 'node', style: { 'background-color': 'data(colour)', 'border-width': 3, 'border-color': 'data(border)', label: 'data(label)',
+        'font-size': 9, 'text-valign': 'bottom', 'text-halign': 'center', 'text-wrap': 'wrap', 'text-margin-y': 2, width: 12, height: 12 } },
+      { selector: 'edge', style: { width: 1, 'line-color': '#90a4ae', 'target-arrow-color': '#90a4ae', 'target-arrow-shape': 'triangle', 'curve-style': 'bezier', 'arrow-scale': 0.6 } },
+    ],
+    layout: { name: 'breadthfirst', directed: true, spacingFactor: 1.1, roots: r.nodes.length ? [r.nodes[0].key] : undefined },
+    wheelSensitivity: 0.2,
+  });
+  state.graph.on('tap', 'node', (ev) => showNode(ev.target.id()).catch((e) => say(e.message, true)));
+}
+
+// Best so far over evaluations (Chart.js, log axis), every timed evaluation a dot, the reference
+// and the library as dashed lines.
+function drawCurve(r) {
+  const dots = r.curve.filter((p) => p.median_s > 0).map((p) => ({ x: p.evaluation, y: 1e3 * p.median_s }));
+  const best = [];
+  let low = Infinity;
+  for (const p of r.curve) {
+    if (p.median_s > 0) low = Math.min(low, 1e3 * p.median_s);
+    if (low < Infinity) best.push({ x: p.evaluation, y: low });
+  }
+  const n = Math.max(1, r.curve.length);
+  const line = (s) => (s > 0 ? [{ x: 1, y: 1e3 * s }, { x: n, y: 1e3 * s }] : []);
+  const data = { datasets: [
+    { type: 'line', label: 'best so far', data: best, stepped: true, borderColor: '#2e7d32', pointRadius: 0 },
+    { type: 'scatter', label: 'evaluations', data: dots, backgroundColor: '#78909c' },
+    { type: 'line', label: 'reference', data: line(r.reference_s), borderColor: '#c62828', borderDash: [6, 4], pointRadius: 0 },
+    { type: 'line', label: 'library', data: line(r.library_s), borderColor: '#1e88e5', borderDash: [6, 4], pointRadius: 0 },
+  ] };
+  if (state.chart) {
+    state.chart.data = data;
+    state.chart.update('none');
+    return;
+  }
+  state.chart = new Chart($('curve-chart'), {
+    data,
+    options: { animation: false, maintainAspectRatio: false, scales: {
+      x: { type: 'linear', title: { display: true, text: 'evaluation' }, ticks: { precision: 0 } },
+      y: { type: 'logarithmic', title: { display: true, text: 'median (ms)' } } } },
+  });
+}
+
+// The code editor (CodeMirror, C++ mode) over the edit box, made once.
+function editor() {
+  if (!state.editor) state.editor = CodeMirror.fromTextArea($('edit-source'), { mode: 'text/x-c++src', lineNumbers: true, indentUnit: 2 });
+  return state.editor;
 }
 
 async function command(line) {
@@ -152,7 +218,7 @@ $('stop').addEventListener('click', async () => {
 $('edit-judge').addEventListener('click', async () => {
   $('answer').textContent = '… judging the edit';
   try {
-    const r = await api('/api/runs/' + encodeURIComponent(state.run) + '/edit', { source: $('edit-source').value, node: state.node });
+    const r = await api('/api/runs/' + encodeURIComponent(state.run) + '/edit', { source: editor().getValue(), node: state.node });
     $('answer').textContent = r.answer;
     state.node = r.current;
   } catch (e) {
