@@ -13,6 +13,7 @@
 #include "support/process_temp_dir.h"
 #include "support/subprocess.h"
 #include "support/test_env.h"
+#include "support/text_count.h"
 
 namespace kf {
 namespace {
@@ -27,11 +28,7 @@ const fs::path& temp_root() {
   return testing::process_temp_dir("kf_report_cli");
 }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 // Chromium headless on a local file: its parsed DOM (--dump-dom) or a screenshot.
 Expected<ProcessResult> chromium(const std::vector<std::string>& args) {

@@ -7,14 +7,12 @@
 
 #include <string>
 
+#include "support/text_count.h"
+
 namespace kf::report {
 namespace {
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 nlohmann::json row(const std::string& task, const std::string& solution, const std::string& status,
                    double vs_ref) {

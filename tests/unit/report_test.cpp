@@ -9,15 +9,12 @@
 #include "report/html_text.h"
 #include "report/svg.h"
 #include "store/memory_store.h"
+#include "support/text_count.h"
 
 namespace kf::report {
 namespace {
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 TEST(HtmlEscape, MarkupQuotesControlsAndBadUtf8) {
   EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"),
