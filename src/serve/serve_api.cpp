@@ -156,6 +156,11 @@ ApiReply Api::node(const std::string& run, const std::string& key) {
       if (a->detail.contains(f)) out[f] = a->detail[f];
   }
   out["parent"] = parent;
+  // The profiler's findings on this node, when a person asked for them (`profile`).
+  if (auto messages = (*store)->messages(run))
+    for (const MessageRecord& m : *messages)
+      if (m.type == "Profile" && m.body.is_object() && m.body.value("node", "") == key)
+        out["profile"] = m.body.value("evidence", nlohmann::json::object());
   if (!parent.empty())
     if (auto p = (*store)->get_candidate(parent); p && p->has_value()) {
       auto d = unified_diff((*p)->source, (*c)->source, "parent", "this node");

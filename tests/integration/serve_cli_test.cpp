@@ -116,6 +116,8 @@ TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
   EXPECT_NE(seen["stopped"].get<std::string>().find("stopped by the person"), std::string::npos)
       << ui->out;
   EXPECT_LT(seen["rows_at_end"].get<int>(), seen["rows_after_search"].get<int>() + 10) << ui->out;
+  EXPECT_EQ(seen["roofline_canvas"], 1) << "the node's roofline chart\n" << ui->out;
+  EXPECT_NE(seen["findings"].get<std::string>().find("-bound at"), std::string::npos) << ui->out;
   EXPECT_TRUE(seen["errors"].empty()) << "no script error under the page's CSP\n" << ui->out;
   s.child->signal(SIGINT);  // a clean stop: the browser's session is closed as `quit` would
   for (int i = 0; i < 600 && !s.child->ended(); ++i)

@@ -74,6 +74,13 @@ try {
   await page.locator('#answer', { hasText: /judged \d+ nodes|error:/ }).waitFor({ timeout: 300000 });
   seen.stopped = (await page.locator('#answer').innerText()).trim().split('\n').slice(-2).join(' | ');
   seen.rows_at_end = await page.locator('#nodes tbody tr').count();
+
+  // The node's page: its roofline chart, and the profiler's findings once `profile` ran.
+  seen.roofline_canvas = await page.locator('#roofline canvas').count();
+  await page.fill('#command', 'profile');
+  await page.press('#command', 'Enter');
+  await page.locator('#findings li', { hasText: /-bound at/ }).first().waitFor({ timeout: 120000 });
+  seen.findings = (await page.locator('#findings').innerText()).trim().split('\n')[0];
   seen.errors = errors;
   if (shot) await page.screenshot({ path: shot, fullPage: true });
   console.log(JSON.stringify(seen));

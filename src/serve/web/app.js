@@ -111,9 +111,16 @@ async function showNode(key) {
   $('node-sub').textContent = n.result.verdict + (n.result.message ? ' — ' + n.result.message : '') +
       ' · median ' + ms(t.median_s) + ' · min ' + ms(t.min_s) + ' · ' + n.kind +
       (roof.fraction !== undefined ? ' · ' + (100 * roof.fraction).toFixed(0) + '% of the roofline' : '');
-  $('roofline').firstElementChild.style.width = Math.min(100, 100 * (roof.fraction || 0)) + '%';
+  drawRoofline(roof);
   const plan = n.plan || {};
   $('plan').textContent = ['analysis', 'bottleneck', 'why'].filter((f) => plan[f]).map((f) => f + ': ' + plan[f]).join('\n');
+  const findings = $('findings');
+  findings.replaceChildren();
+  const profile = n.profile || {};
+  for (const f of profile.findings || []) findings.append(el('li', f));
+  if (profile.bound && !(profile.findings || []).length)
+    findings.append(el('li', profile.bound + '-bound at ' + (100 * profile.fraction).toFixed(0) + '% of the attainable roofline'));
+  if (!n.profile) findings.append(el('li', 'no profile yet: the `profile` command makes one', 'sub'));
   $('code').innerHTML = n.code_html;  // highlighted by the server, every text escaped
   const diff = $('diff');
   diff.replaceChildren();
@@ -181,6 +188,27 @@ function drawCurve(r) {
     options: { animation: false, maintainAspectRatio: false, scales: {
       x: { type: 'linear', title: { display: true, text: 'evaluation' }, ticks: { precision: 0 } },
       y: { type: 'logarithmic', title: { display: true, text: 'median (ms)' } } } },
+  });
+}
+
+// The node on the roofline (Chart.js, log-log): the machine's roof, min(peak FLOP/s, bandwidth x
+// intensity), and the node's achieved GFLOP/s at its arithmetic intensity.
+function drawRoofline(roof) {
+  const canvas = $('roofline-chart');
+  if (state.roofChart) state.roofChart.destroy();
+  state.roofChart = null;
+  if (!(roof.flops > 0 && roof.bytes > 0 && roof.peak_gflops > 0 && roof.peak_gbps > 0)) return;
+  const ai = roof.flops / roof.bytes, ridge = roof.peak_gflops / roof.peak_gbps;
+  const lo = Math.min(ai, ridge) / 8, hi = Math.max(ai, ridge) * 8;
+  const roofAt = (x) => Math.min(roof.peak_gflops, roof.peak_gbps * x);
+  state.roofChart = new Chart(canvas, {
+    data: { datasets: [
+      { type: 'line', label: 'roof', data: [lo, ridge, hi].map((x) => ({ x, y: roofAt(x) })), borderColor: '#455a64', pointRadius: 0 },
+      { type: 'scatter', label: 'this node (' + (100 * roof.fraction).toFixed(0) + '%)', data: [{ x: ai, y: roof.gflops }], backgroundColor: '#1e88e5', pointRadius: 6 },
+    ] },
+    options: { animation: false, maintainAspectRatio: false, scales: {
+      x: { type: 'logarithmic', title: { display: true, text: 'FLOP per byte' } },
+      y: { type: 'logarithmic', title: { display: true, text: 'GFLOP/s' } } } },
   });
 }
 
