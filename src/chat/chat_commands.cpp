@@ -7,10 +7,6 @@
 
 #include "agents/builtin/brain.h"
 #include "chat/session.h"
-#include "export/export_run.h"
-#include "search/policy.h"
-#include "support/fs.h"
-#include "support/subprocess.h"
 #include "support/text_scan.h"
 
 namespace kf::chat {
@@ -251,10 +247,7 @@ Expected<std::string> Session::cmd_tune(const std::vector<std::string>& args) {
                       number_of(current_)));
     for (Proposal& p : space_->knob_moves(start->candidate))
       if (!graph_.find(p.child.key)) ps.push_back(std::move(p));
-    std::stable_sort(ps.begin(), ps.end(), [](const Proposal& a, const Proposal& b) {
-      return (a.predicted_s > 0 ? a.predicted_s : 1e30) <
-             (b.predicted_s > 0 ? b.predicted_s : 1e30);
-    });
+    search::by_prediction(ps);
     if (ps.size() > 4) ps.resize(4);
     for (Proposal& p : ps) {
       p.move.kind = "knob";

@@ -136,7 +136,6 @@ class Session {
   int number_of(const std::string& key) const;
   std::string node_line(const search::Node& n) const;
   std::string result_line(const search::Node& n) const;
-  std::string search_state_line() const;
 
   // The commands (chat_commands.cpp).
   Expected<std::string> cmd_help(const std::vector<std::string>& args);

@@ -8,8 +8,6 @@
 
 namespace kf::search {
 
-// Cost-model order: the fastest predicted first, unpriced proposals last in their order.
-void by_prediction(std::vector<Proposal>& ps);
 // The prior order of a node's moves for the tree policies: the planner's strategies in its order
 // (its rules rank them: greedy's strength), then knob moves by predicted time, then any move the
 // cost model predicts kUnlikely times slower than the node itself (its ranking is rough; it

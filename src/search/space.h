@@ -33,6 +33,9 @@ struct Proposal {
   std::optional<agents::Plan> plan;  // a strategy move's plan, with the planner's reasons
 };
 
+// Cost-model order: the fastest predicted first, unpriced proposals last in their order.
+void by_prediction(std::vector<Proposal>& ps);
+
 // Adds the node a judged proposal became, with its result's verdict and times; `eval_index` is
 // the evaluation that judged it.
 Node& add_judged(SearchGraph& g, const Proposal& p, const RunResult& r, int eval_index);

@@ -235,11 +235,9 @@ ApiReply Api::stop(const std::string& run) {
   return {200, {{"answer", "asked the search to stop after the evaluation in flight"}}};
 }
 
-std::string Api::version(const std::string& run) {
-  auto store = open();
-  if (!store) return "{}";
-  auto r = (*store)->get_run(run);
-  auto next = (*store)->next_attempt_seq(run);
+std::string Api::version(Store& store, const std::string& run) {
+  auto r = store.get_run(run);
+  auto next = store.next_attempt_seq(run);
   if (!r || !next) return "{}";
   return dump_json({{"attempts", *next - 1}, {"state", r->state}, {"updated_at", r->updated_at}});
 }

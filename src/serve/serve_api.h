@@ -44,8 +44,10 @@ class Api {
   ApiReply edit(const std::string& run, const std::string& body);
   // Asks the run's running search to stop after the evaluation in flight.
   ApiReply stop(const std::string& run);
-  // What changes when the run moves on (its attempts, state, last update), for the event stream.
-  std::string version(const std::string& run);
+  // What changes when the run moves on (its attempts, state, last update), for the event stream,
+  // which opens the store once (open_store) and asks this on every poll.
+  static std::string version(Store& store, const std::string& run);
+  Expected<std::unique_ptr<SqliteStore>> open_store() const { return open(); }
   // Ends the browser's chat sessions as `quit` would (summary, best.cpp).
   void close_sessions();
 

@@ -130,14 +130,18 @@ void WebServer::State::routes() {
   http.Get(R"(/api/runs/([A-Za-z0-9_-]+)/events)",
            [this](const httplib::Request& req, httplib::Response& res) {
              const std::string run = req.matches[1];
+             // One connection for the stream's life, not one per poll.
+             auto opened = api.open_store();
+             if (!opened) return json_reply(res, 500, {{"error", opened.error().message()}});
+             std::shared_ptr<SqliteStore> store = std::move(*opened);
              res.set_header("Cache-Control", "no-store");
              res.set_chunked_content_provider(
                  "text/event-stream",
-                 [this, run, last = std::string()](size_t, httplib::DataSink& sink) mutable {
+                 [this, run, store, last = std::string()](size_t, httplib::DataSink& sink) mutable {
                    // One line of the run's state when it changes; a comment keeps the
                    // connection alive. The stream ends with the server.
                    for (int i = 0; i < 30 && !stopping; ++i) {
-                     const std::string now = api.version(run);
+                     const std::string now = Api::version(*store, run);
                      if (now != last) {
                        last = now;
                        const std::string msg = "event: update\ndata: " + now + "\n\n";

@@ -32,19 +32,9 @@ const fs::path& temp_root() {
 }
 
 // `kforge chat ARGS...` with `script` on its stdin.
-ProcessResult chat(const std::vector<std::string>& args, const std::string& script,
-                   const fs::path& dir) {
-  const fs::path in = dir / "script.txt";
-  KF_CHECK(write_file_atomic(in, script).ok());
-  std::string cmd = "exec \"$0\" chat";
-  for (size_t i = 0; i < args.size(); ++i) cmd += " \"${" + std::to_string(i + 1) + "}\"";
-  cmd += " < \"${" + std::to_string(args.size() + 1) + "}\"";
-  std::vector<std::string> argv = {"sh", "-c", cmd, testing::kforge_bin()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(in.string());
-  auto r = run_process({.argv = argv, .timeout_s = 600});
-  KF_CHECK(r.has_value()) << r.error().message();
-  return *r;
+ProcessResult chat(std::vector<std::string> args, const std::string& script) {
+  args.insert(args.begin(), "chat");
+  return testing::run_kforge_with_input(args, script, 600);
 }
 
 // The run's judged nodes, in order: each attempt of kind "chat" with a move, not a duplicate.
@@ -72,8 +62,7 @@ TEST(ChatCli, AScriptedSessionStoresEveryStepAsANodeWithItsProposerAndALaterOneC
       {kTask.string(), "--store", db.string(), "--editor", editor.string(), "--min-time", "0.05"},
       "plan 3\napply 1\nedit\neval\nsearch greedy 2\nhistory\ndiff 1 2\n"
       "export " +
-          out.string() + "\nquit\n",
-      dir);
+          out.string() + "\nquit\n");
   ASSERT_TRUE(r.ok()) << describe(r);
   // A transcript: each command echoed, then its answer.
   for (const char* echoed : {"> plan 3", "> apply 1", "> edit", "> eval", "> search greedy 2"})
@@ -123,7 +112,7 @@ TEST(ChatCli, AScriptedSessionStoresEveryStepAsANodeWithItsProposerAndALaterOneC
   // A later session continues the graph: nothing judged again, new nodes after the old ones.
   ProcessResult again =
       chat({"--run", run.substr(0, run.size() - 2), "--store", db.string(), "--min-time", "0.05"},
-           "history\ngoto 1\nplan 2\napply 2\nquit\n", dir);
+           "history\ngoto 1\nplan 2\napply 2\nquit\n");
   ASSERT_TRUE(again.ok()) << describe(again);
   EXPECT_NE(again.out.find("#" + std::to_string(nodes.size()) + " "), std::string::npos)
       << "history lists the stored nodes\n"
@@ -155,8 +144,7 @@ TEST(ChatCli, BadCommandsAreOneLineErrorsAndLoseNothing) {
       chat({kTask.string(), "--store", db.string(), "--editor", "false", "--min-time", "0.05"},
            "frobnicate\napply 1\ngoto 99\ngoto\ndiff 1 77\ntune x.y=z\n"
            "tune nosuch.knob=4\nsearch nosuch 3\nsearch greedy many\nedit\n"
-           "apply \xff\xfe\x01 write it faster\n\n   \nhistory\n",
-           dir);
+           "apply \xff\xfe\x01 write it faster\n\n   \nhistory\n");
   // The end of the input ends the session as `quit` does.
   ASSERT_TRUE(r.ok()) << describe(r);
   for (const char* e :
@@ -237,7 +225,7 @@ TEST(ChatCli, WithAnLlmImplementerAFreeTextInstructionBecomesTheModelsKernel) {
   const fs::path task = testing::source_dir() / "tests/integration/written_source/task";
   ProcessResult r = chat({task.string(), "--brain", "implementer=llm", "--llm-config", cfg.string(),
                           "--store", db.string(), "--min-time", "0.05"},
-                         "apply use eight partial sums per row\nquit\n", dir);
+                         "apply use eight partial sums per row\nquit\n");
   ASSERT_TRUE(r.ok()) << describe(r);
   EXPECT_NE(r.out.find("llm: 1 call"), std::string::npos) << "the usage line\n" << r.out;
   // The instruction reached the model as the implementer's plan.
@@ -274,10 +262,10 @@ TEST(ChatCli, ContinuingARunThatIsNotAChatIsAClearError) {
   ASSERT_TRUE(opt.ok()) << describe(opt);
   auto store = testing::open_store_at(db);
   const std::string run = testing::only_run_in(*store);
-  ProcessResult r = chat({"--run", run, "--store", db.string()}, "quit\n", dir);
+  ProcessResult r = chat({"--run", run, "--store", db.string()}, "quit\n");
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_NE(r.err.find("was made by `kforge optimize`"), std::string::npos) << r.err;
-  ProcessResult none = chat({"--store", db.string()}, "", dir);
+  ProcessResult none = chat({"--store", db.string()}, "");
   EXPECT_EQ(none.exit_code, 2) << describe(none);
 }
 

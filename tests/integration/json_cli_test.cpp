@@ -271,14 +271,12 @@ TEST(JsonCli, BenchPrintsTheDocumentInsteadOfTheTableAndWritesItToAFile) {
 
 TEST(JsonCli, ChatAnswersEachCommandWithOneDocumentPerLine) {
   const std::string db = temp_path("chat.db").string();
-  auto r = run_process({.argv = {"sh", "-c",
-                                 "printf 'history\\nbogus\\n\\nquit\\n' | exec \"$0\" chat \"$1\" "
-                                 "--store \"$2\" --min-time 0.02 --json",
-                                 testing::kforge_bin(), kTask.string(), db},
-                        .timeout_s = 300});
-  ASSERT_TRUE(r && r->ok()) << (r ? describe(*r) : r.error().message());
+  auto r = testing::run_kforge_with_input(
+      {"chat", kTask.string(), "--store", db, "--min-time", "0.02", "--json"},
+      "history\nbogus\n\nquit\n");
+  ASSERT_TRUE(r.ok()) << describe(r);
   std::vector<nlohmann::json> docs;
-  std::istringstream lines(r->out);
+  std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     const fs::path f = temp_path("chat_line.json");
     ASSERT_TRUE(write_file_atomic(f, line).ok());
@@ -286,7 +284,7 @@ TEST(JsonCli, ChatAnswersEachCommandWithOneDocumentPerLine) {
     docs.push_back(nlohmann::json::parse(line));
   }
   ASSERT_EQ(docs.size(), 4u) << "the status, then one per command (the empty line is none)\n"
-                             << r->out;
+                             << r.out;
   EXPECT_EQ(docs[0]["command"], "status");
   EXPECT_EQ(docs[1]["command"], "history");
   EXPECT_TRUE(docs[1]["ok"].get<bool>());

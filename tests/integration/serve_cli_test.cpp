@@ -36,15 +36,10 @@ const fs::path& temp_root() {
 }
 
 // A chat run made in the terminal: the first candidate and one applied plan.
-std::string terminal_chat(const fs::path& dir, const fs::path& db, const std::string& script) {
-  const fs::path in = dir / "script.txt";
-  KF_CHECK(write_file_atomic(in, script).ok());
-  auto r = run_process(
-      {.argv = {"sh", "-c", "exec \"$0\" chat \"$1\" --store \"$2\" --min-time 0.05 < \"$3\"",
-                testing::kforge_bin(), kTask.string(), db.string(), in.string()},
-       .timeout_s = 300});
-  KF_CHECK(r && r->ok()) << (r ? describe(*r) : r.error().message());
-  return r->out;
+void terminal_chat(const fs::path& db, const std::string& script) {
+  ProcessResult r = testing::run_kforge_with_input(
+      {"chat", kTask.string(), "--store", db.string(), "--min-time", "0.05"}, script);
+  KF_CHECK(r.ok()) << describe(r);
 }
 
 // `kforge serve` in the background; its address once it prints it.
@@ -77,7 +72,7 @@ Served serve(const fs::path& dir, const fs::path& db) {
 TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
   const fs::path dir = temp_root() / "continue", db = dir / "runs.db";
   fs::create_directories(dir);
-  terminal_chat(dir, db, "plan 2\napply 1\nquit\n");
+  terminal_chat(db, "plan 2\napply 1\nquit\n");
   auto store = testing::open_store_at(db);
   const std::string run = testing::only_run_in(*store);
   const size_t before = store->attempts(run)->size();
@@ -149,19 +144,16 @@ TEST(ServeCli, ATerminalSessionContinuesInTheBrowserAndBackEveryStepANode) {
   }
 
   // And back in the terminal: the browser's nodes are there.
-  auto again = run_process(
-      {.argv = {"sh", "-c",
-                "printf 'history\\nquit\\n' | exec \"$0\" chat --run \"$1\" --store \"$2\"",
-                testing::kforge_bin(), run, db.string()},
-       .timeout_s = 300});
-  ASSERT_TRUE(again && again->ok()) << (again ? describe(*again) : again.error().message());
-  EXPECT_NE(again->out.find("browser-edit-"), std::string::npos) << again->out;
+  ProcessResult again = testing::run_kforge_with_input(
+      {"chat", "--run", run, "--store", db.string()}, "history\nquit\n");
+  ASSERT_TRUE(again.ok()) << describe(again);
+  EXPECT_NE(again.out.find("browser-edit-"), std::string::npos) << again.out;
 }
 
 TEST(ServeCli, TheServerRefusesWhatItMust) {
   const fs::path dir = temp_root() / "refuse", db = dir / "runs.db";
   fs::create_directories(dir);
-  terminal_chat(dir, db, "quit\n");
+  terminal_chat(db, "quit\n");
   auto store = testing::open_store_at(db);
   const std::string run = testing::only_run_in(*store);
   Served s = serve(dir, db);

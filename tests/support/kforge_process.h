@@ -38,6 +38,20 @@ inline ProcessResult run_kforge(std::vector<std::string> args, double timeout_s 
   return *r;
 }
 
+// Runs `kforge ARGS...` to completion with `input` on its stdin (a script of chat commands).
+inline ProcessResult run_kforge_with_input(const std::vector<std::string>& args,
+                                           const std::string& input, double timeout_s = 300) {
+  TempDir dir("kforge-input");
+  const std::filesystem::path in = dir.path() / "stdin.txt";
+  KF_CHECK(write_file_atomic(in, input).ok());
+  std::vector<std::string> argv = {"sh", "-c", "f=$1; shift; exec \"$0\" \"$@\" < \"$f\"",
+                                   kforge_bin(), in.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = run_process({.argv = argv, .timeout_s = timeout_s});
+  KF_CHECK(r.has_value()) << r.error().message();
+  return *r;
+}
+
 inline std::string describe(const ProcessResult& r) {
   return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
          (r.timed_out ? " (timed out)" : "") + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
