@@ -1,6 +1,7 @@
 // The baseline policies (greedy, best-of-n) and beam; the factory. MCTS and evolve are in
 // policy_mcts.cpp and policy_evolve.cpp.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "agents/acceptance.h"
@@ -48,6 +49,51 @@ void prior_order(std::vector<Proposal>& ps, double parent_predicted_s) {
   ps = std::move(strategies);
   for (auto* rest : {&knobs, &unlikely})
     for (Proposal& p : *rest) ps.push_back(std::move(p));
+}
+
+namespace {
+
+std::string move_id(const Move& m) {
+  return m.kind + ":" + m.text;
+}
+
+}  // namespace
+
+void MoveStats::record(const SearchGraph& g, const Node& child) {
+  const Node* parent = g.find(child.parent);
+  if (!parent || !parent->ok() || !child.ok() || child.move.kind == "root") return;
+  if (!recorded_.emplace(child.key(), true).second) return;
+  Tally& t = by_move_[move_id(child.move)];
+  t.log_sum += std::log(child.min_s / parent->min_s);
+  ++t.n;
+}
+
+double MoveStats::ratio(const Move& m) const {
+  auto it = by_move_.find(move_id(m));
+  return it == by_move_.end() || it->second.n == 0 ? 0 : std::exp(it->second.log_sum / it->second.n);
+}
+
+MoveStats::Class MoveStats::classify(const Move& m) const {
+  const double r = ratio(m);
+  if (r <= 0) return Class::unknown;
+  return agents::acceptance_policy().faster(r, 1.0) ? Class::helps : Class::no_help;
+}
+
+size_t MoveStats::pick(const std::vector<Proposal>& ps) const {
+  size_t good_knob = ps.size(), unknown_knob = ps.size(), least_bad = ps.size();
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const Class c = classify(ps[i].move);
+    if (c == Class::no_help) {
+      if (least_bad == ps.size() || ratio(ps[i].move) < ratio(ps[least_bad].move)) least_bad = i;
+    } else if (ps[i].move.kind != "knob") {
+      return i;
+    } else if (c == Class::helps) {
+      good_knob = std::min(good_knob, i);
+    } else {
+      unknown_knob = std::min(unknown_knob, i);
+    }
+  }
+  return good_knob < ps.size() ? good_knob : unknown_knob < ps.size() ? unknown_knob : least_bad;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Evolution over candidates (policy.h): islands of small populations, tournament selection,
 // mutation by a move or a knob, crossover of recipes, a diversity archive keyed by program
-// traits, novelty checked before judging, and migration between islands.
+// traits, novelty checked before judging, and migration between islands; a mutation prefers moves
+// not seen to fail elsewhere (MoveStats).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -36,6 +37,7 @@ class Evolve final : public Policy {
     for (Node* x : nodes) {
       auto it = island_of_.find(x->key());
       const size_t island = it == island_of_.end() ? 0 : it->second;
+      stats_.record(s.graph, *x);
       if (!x->ok()) continue;
       join(s, island, x->key());
       const std::string cell = SearchSpace::traits(x->candidate);
@@ -102,13 +104,17 @@ class Evolve final : public Policy {
             s.graph.find(pop[std::uniform_int_distribution<size_t>(0, pop.size() - 1)(s.rng)]);
         if (b && b != a) p = s.space.crossover(a->candidate, b->candidate, s.rng);
       } else {
-        // Mutation: the best predicted of three moves drawn at random.
+        // Mutation: of three moves drawn at random, the best predicted of those not seen to
+        // not help elsewhere (MoveStats), else the best predicted.
         std::vector<Proposal> ms = moves_of(s, *a);
         if (ms.empty()) continue;
         std::uniform_int_distribution<size_t> pick(0, ms.size() - 1);
         std::vector<Proposal> three;
         for (int i = 0; i < 3; ++i) three.push_back(ms[pick(s.rng)]);
         by_prediction(three);
+        std::stable_partition(three.begin(), three.end(), [&](const Proposal& m) {
+          return stats_.classify(m.move) != MoveStats::Class::no_help;
+        });
         p = three.front();
       }
       if (!p || s.graph.find(p->child.key) || taken.count(p->child.key)) continue;
@@ -123,6 +129,7 @@ class Evolve final : public Policy {
   std::map<std::string, std::string> archive_;     // trait cell -> its fastest node's key
   std::map<std::string, size_t> island_of_;        // proposal's child key -> island
   size_t turn_ = 0, born_ = 0, generation_ = 0;
+  MoveStats stats_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // MCTS over moves (policy.h): UCT with progressive widening, the best value backed up, expansion
-// in the prior order (the planner's, the cost model's for knobs), dead ends pruned.
+// in the prior order (the planner's, the cost model's for knobs) corrected by what each move did
+// elsewhere in the tree (MoveStats), dead ends pruned.
 #include <cmath>
 #include <map>
 #include <set>
@@ -27,8 +28,10 @@ class Mcts final : public Policy {
       Node* leaf = select(s);
       if (!leaf) break;
       std::vector<Proposal>& untried = untried_[leaf->key()];
-      Proposal p = std::move(untried.front());
-      untried.erase(untried.begin());
+      const size_t i = stats_.pick(untried);
+      if (i >= untried.size()) break;
+      Proposal p = std::move(untried[i]);
+      untried.erase(untried.begin() + static_cast<std::ptrdiff_t>(i));
       if (s.graph.find(p.child.key) || taken_.count(p.child.key)) continue;
       taken_.insert(p.child.key);
       ++pending_[leaf->key()];
@@ -45,6 +48,7 @@ class Mcts final : public Policy {
         owner_.erase(o);
       }
       if (!x->ok()) x->dead = true;
+      stats_.record(s.graph, *x);
       // The best value below each node on the path, and one more visit.
       for (Node* up = x; up; up = s.graph.find(up->parent)) {
         ++up->visits;
@@ -84,38 +88,52 @@ class Mcts final : public Policy {
     return q + c_ * std::sqrt(std::log(std::max(1, parent.visits)) / std::max(1, child.visits));
   }
 
-  // The node to expand next: down from the root by UCT until a node may widen; nullptr when
-  // the whole tree is a dead end.
+  // The node to expand next: first one with a move not known to not help (MoveStats), so the
+  // budget goes to changes not yet seen to fail; when the whole tree has none, any move.
+  // nullptr when the whole tree is a dead end or only work in flight is left.
   Node* select(SearchState& s) {
+    if (Node* x = descend(s, true)) return x;
+    return descend(s, false);
+  }
+
+  // Down from the root by UCT until a node may widen. With `fresh_only`, a node whose next move
+  // is known to not help and that has no live child to descend into is passed over.
+  Node* descend(SearchState& s, bool fresh_only) {
     const Node* best_node = s.graph.best();
     const double best = best_node ? best_node->min_s : 0;
+    std::set<std::string> passed;
     for (int restarts = 0; restarts < 1000; ++restarts) {
       Node* x = s.graph.find(s.root);
       while (x && !x->dead) {
         std::vector<Proposal>& untried = moves(s, *x);
-        while (!untried.empty() &&
-               (s.graph.find(untried.front().child.key) || taken_.count(untried.front().child.key)))
-          untried.erase(untried.begin());
+        std::erase_if(untried, [&](const Proposal& p) {
+          return s.graph.find(p.child.key) || taken_.count(p.child.key);
+        });
+        const size_t next = stats_.pick(untried);
+        const bool fresh = next < untried.size() &&
+                           (!fresh_only ||
+                            stats_.classify(untried[next].move) != MoveStats::Class::no_help);
         const int expanded = static_cast<int>(x->children.size()) + pending_[x->key()];
-        if (!untried.empty() &&
-            mcts_may_widen(x->visits, expanded, pending_[x->key()], improved(s, *x)))
+        if (fresh && mcts_may_widen(x->visits, expanded, pending_[x->key()], improved(s, *x)))
           return x;
         Node* pick = nullptr;
         for (const std::string& k : x->children) {
           Node* c = s.graph.find(k);
-          if (!c || c->dead || !c->ok() || c->parent != x->key()) continue;
+          if (!c || c->dead || !c->ok() || c->parent != x->key() || passed.count(k)) continue;
           if (!pick || uct(*x, *c, best) > uct(*x, *pick, best)) pick = c;
         }
         if (!pick) {
-          if (!untried.empty()) return x;               // every child is a dead end: widen anyway
-          if (pending_[x->key()] == 0) x->dead = true;  // nothing left here: pruned
+          if (fresh) return x;  // every child is a dead end: widen anyway
+          if (untried.empty() && pending_[x->key()] == 0)
+            x->dead = true;  // nothing left here: pruned
+          else
+            passed.insert(x->key());  // only unhelpful moves or work in flight: not now
           break;
         }
         x = pick;
       }
-      Node* root = s.graph.find(s.root);
-      if (!root || root->dead) return nullptr;
-      if (x && !x->dead) return nullptr;  // only pending work is left below
+      const Node* root = s.graph.find(s.root);
+      if (!root || root->dead || passed.count(s.root)) return nullptr;
     }
     return nullptr;
   }
@@ -126,6 +144,7 @@ class Mcts final : public Policy {
   std::map<std::string, std::string> owner_;  // a proposal's child key -> the node expanded
   std::map<std::string, double> best_below_;
   std::set<std::string> taken_;
+  MoveStats stats_;
 };
 
 }  // namespace
