@@ -70,7 +70,8 @@ void MoveStats::record(const SearchGraph& g, const Node& child) {
 
 double MoveStats::ratio(const Move& m) const {
   auto it = by_move_.find(move_id(m));
-  return it == by_move_.end() || it->second.n == 0 ? 0 : std::exp(it->second.log_sum / it->second.n);
+  return it == by_move_.end() || it->second.n == 0 ? 0
+                                                   : std::exp(it->second.log_sum / it->second.n);
 }
 
 MoveStats::Class MoveStats::classify(const Move& m) const {

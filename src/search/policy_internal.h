@@ -50,7 +50,7 @@ class MoveStats {
     double log_sum = 0;
     int n = 0;
   };
-  std::map<std::string, Tally> by_move_;   // kind + text -> records
+  std::map<std::string, Tally> by_move_;  // kind + text -> records
   std::map<std::string, bool> recorded_;  // child keys recorded
 };
 
