@@ -61,7 +61,7 @@ std::string move_id(const Move& m) {
 
 void MoveStats::record(const SearchGraph& g, const Node& child) {
   const Node* parent = g.find(child.parent);
-  if (!parent || !parent->ok() || !child.ok() || child.move.kind == "root") return;
+  if (!parent || !parent->ok() || !child.ok() || child.move.kind != "knob") return;
   if (!recorded_.emplace(child.key(), true).second) return;
   Tally& t = by_move_[move_id(child.move)];
   t.log_sum += std::log(child.min_s / parent->min_s);

@@ -24,15 +24,18 @@ std::unique_ptr<Policy> make_mcts(const PolicyOptions& o);
 bool mcts_may_widen(int visits, int expanded, int pending, bool improved);
 std::unique_ptr<Policy> make_evolve(const PolicyOptions& o);
 
-// What each move did where it was judged, so that the same move elsewhere in the graph is
+// What each knob move did where it was judged, so that the same move elsewhere in the graph is
 // ordered by that evidence (the "all moves as first" idea of MCTS, RAVE: a move's value carries
-// over between nodes of one tree). A move is known by its kind and text: "register_block.nr 32 ->
-// 48" is the same change wherever it is made, and on these design spaces it mostly does the same
-// thing (a tile width that leaves a tail is slow under every parent). Without it a tree policy
-// spends a quarter of a small budget making one slow knob change under five parents.
+// over between nodes of one tree). A knob move is known by its text: "register_block.nr 32 -> 48"
+// is the same change wherever it is made, and on these design spaces it mostly does the same
+// thing (a tile width that leaves a tail is slow under every parent); without this a tree policy
+// spends a quarter of a small budget making one slow knob change under five parents. Strategy
+// moves are not carried over: their effect depends on what came before (rfactor alone made an
+// rmsnorm 2x slower, after vectorizing 2.5x faster), and the planner weighs them per node.
 class MoveStats {
  public:
-  // A judged child against its parent; once per child, only when both passed.
+  // A judged child against its parent; once per child, only for a knob move and when both
+  // passed.
   void record(const SearchGraph& g, const Node& child);
   // The geometric mean of child / parent minimum time over the move's records; 0 when none.
   double ratio(const Move& m) const;
@@ -40,9 +43,9 @@ class MoveStats {
   // average). Known to not help: measured, and not faster by the margin. Unknown: not measured.
   enum class Class { helps = 0, unknown = 1, no_help = 2 };
   Class classify(const Move& m) const;
-  // The move to take next of `ps` (a list in prior order): the first strategy not known to not
-  // help, else the first knob move known to help, else the first unknown one, else the known
-  // not-helping move with the best ratio. ps.size() when ps is empty.
+  // The move to take next of `ps` (a list in prior order): the first strategy move, else the
+  // first knob move known to help, else the first unknown one, else the known not-helping move
+  // with the best ratio. ps.size() when ps is empty.
   size_t pick(const std::vector<Proposal>& ps) const;
 
  private:

@@ -69,7 +69,7 @@ TEST(MoveStats, AMoveSlowUnderOneParentGoesLastUnderAnother) {
   ps.pop_back();
   EXPECT_EQ(stats.pick(ps), 0u);  // none: ps.size()
 
-  // A strategy not known to fail keeps the planner's place ahead of every knob move.
+  // A strategy keeps the planner's place ahead of every knob move.
   ps = {move("knob", tall.text), move("strategy", "unroll_reduction(unroll=4)")};
   EXPECT_EQ(stats.pick(ps), 1u);
 }
@@ -77,7 +77,7 @@ TEST(MoveStats, AMoveSlowUnderOneParentGoesLastUnderAnother) {
 TEST(MoveStats, RecordsOnlyChildrenOfPassedParentsAndAveragesGeometrically) {
   SearchGraph g;
   judged(g, "root", "", {.kind = "root", .text = "first"}, 1.0);
-  const Move m{.kind = "strategy", .text = "vectorize_inner()"};
+  const Move m{.kind = "knob", .text = "vectorize_inner.lanes 16 -> 8"};
   MoveStats stats;
   stats.record(g, judged(g, "a", "root", m, 0.5));
   Node& failed = judged(g, "b", "a", m, 0);  // no time: failed
@@ -86,6 +86,11 @@ TEST(MoveStats, RecordsOnlyChildrenOfPassedParentsAndAveragesGeometrically) {
   stats.record(g, judged(g, "d", "a", m, 1.0));  // 0.5 -> 1.0: twice as slow
   EXPECT_NEAR(stats.ratio(m), 1.0, 1e-12);       // sqrt(0.5 * 2)
   EXPECT_EQ(stats.classify(m), MoveStats::Class::no_help);
+
+  // A strategy's effect depends on what came before it: not carried over.
+  const Move rfactor{.kind = "strategy", .text = "rfactor_reduction(lanes=16)"};
+  stats.record(g, judged(g, "e", "a", rfactor, 1.0));
+  EXPECT_EQ(stats.classify(rfactor), MoveStats::Class::unknown);
 }
 
 }  // namespace
