@@ -86,6 +86,7 @@ class Engine {
   std::unique_ptr<Policy> policy_;
   SearchGraph graph_;
   std::map<std::string, RunResult> results_;
+  MoveStats moves_;  // for the refinement pass's order
   std::string root_;
   const Node* best_ = nullptr;
   double started_ = 0;
@@ -149,6 +150,7 @@ Expected<Node*> Engine::judge(const Proposal& p) {
   if (!r) return r.error();
   Node& n = add_judged(graph_, p, *r, log_->evaluations());
   results_[n.key()] = *r;
+  moves_.record(graph_, n);
   if (n.ok() && (!best_ || n.min_s < best_->min_s)) {
     best_ = &n;
     events_.emit(NewBest{.run_id = run_id_,
@@ -241,7 +243,13 @@ Expected<bool> Engine::refine() {
   for (size_t i = 0; i < ranked.size() && i < kRefineTop; ++i)
     for (Proposal& p : space_->knob_moves(ranked[i]->candidate))
       if (!graph_.find(p.child.key) && seen.insert(p.child.key).second) ps.push_back(std::move(p));
+  // By prediction, then what the same knob moves did elsewhere (a change seen to fail, or a
+  // reordering of a judged recipe, goes last): the top nodes are often near-identical and would
+  // otherwise all take the same best-predicted change.
   by_prediction(ps);
+  std::stable_sort(ps.begin(), ps.end(), [&](const Proposal& a, const Proposal& b) {
+    return moves_.classify(a) < moves_.classify(b);
+  });
   if (ps.empty()) return false;
   ps.resize(std::min(ps.size(), static_cast<size_t>(std::max(1, o_.jobs))));
   for (Proposal& p : ps) p.move.kind = "knob";

@@ -16,8 +16,9 @@
 //      parallel (the compile cache keeps the objects), then judged one at a time (no timing
 //      overlaps another or a compile). Staged: compile, check on the test shapes, a timing that
 //      stops after two samples once the candidate is 3x slower than the best, full timing.
-//   3. refinement: the knobs of the top nodes, one value away, by the cost model's order, until
-//      the budget is spent or no neighbour is new
+//   3. refinement: the knobs of the top nodes, one value away, by the cost model's order with the
+//      changes seen to fail elsewhere last (MoveStats), until the budget is spent or no
+//      neighbour is new
 //   4. the final side-by-side run of the best, the outputs and the summary (the policy, the
 //      evaluations it took to reach 90% of its best, the cost model's Spearman correlation).
 // Resume: the run is replayed from its start with the same seed; measurements are read back from

@@ -57,9 +57,26 @@ std::string move_id(const Move& m) {
   return m.kind + ":" + m.text;
 }
 
+// A generated candidate's recipe steps (with their knobs), sorted, and its thread count: equal
+// for two orders of the same steps. "" for a written candidate.
+std::string step_set(const agents::CandidateMsg& c) {
+  if (!c.generated) return "";
+  std::vector<std::string> steps;
+  for (const auto& step : c.generated->recipe.steps) {
+    agents::Recipe one;
+    one.steps.push_back(step);
+    steps.push_back(one.to_string());
+  }
+  std::sort(steps.begin(), steps.end());
+  std::string out = std::to_string(c.threads);
+  for (const std::string& x : steps) out += "|" + x;
+  return out;
+}
+
 }  // namespace
 
 void MoveStats::record(const SearchGraph& g, const Node& child) {
+  if (child.judged) step_sets_[step_set(child.candidate)] = true;
   const Node* parent = g.find(child.parent);
   if (!parent || !parent->ok() || !child.ok() || child.move.kind != "knob") return;
   if (!recorded_.emplace(child.key(), true).second) return;
@@ -80,12 +97,23 @@ MoveStats::Class MoveStats::classify(const Move& m) const {
   return agents::acceptance_policy().faster(r, 1.0) ? Class::helps : Class::no_help;
 }
 
+MoveStats::Class MoveStats::classify(const Proposal& p) const {
+  const std::string steps = step_set(p.child);
+  if (!steps.empty() && step_sets_.count(steps)) return Class::no_help;
+  return classify(p.move);
+}
+
 size_t MoveStats::pick(const std::vector<Proposal>& ps) const {
   size_t good_knob = ps.size(), unknown_knob = ps.size(), least_bad = ps.size();
+  // A reordered recipe has no ratio of its own: it counts as the same time.
+  const auto bad = [&](size_t i) {
+    const double r = ratio(ps[i].move);
+    return r > 0 ? r : 1.0;
+  };
   for (size_t i = 0; i < ps.size(); ++i) {
-    const Class c = classify(ps[i].move);
+    const Class c = classify(ps[i]);
     if (c == Class::no_help) {
-      if (least_bad == ps.size() || ratio(ps[i].move) < ratio(ps[least_bad].move)) least_bad = i;
+      if (least_bad == ps.size() || bad(i) < bad(least_bad)) least_bad = i;
     } else if (ps[i].move.kind != "knob") {
       return i;
     } else if (c == Class::helps) {

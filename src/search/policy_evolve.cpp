@@ -113,7 +113,7 @@ class Evolve final : public Policy {
         for (int i = 0; i < 3; ++i) three.push_back(ms[pick(s.rng)]);
         by_prediction(three);
         std::stable_partition(three.begin(), three.end(), [&](const Proposal& m) {
-          return stats_.classify(m.move) != MoveStats::Class::no_help;
+          return stats_.classify(m) != MoveStats::Class::no_help;
         });
         p = three.front();
       }

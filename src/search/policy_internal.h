@@ -32,10 +32,13 @@ std::unique_ptr<Policy> make_evolve(const PolicyOptions& o);
 // spends a quarter of a small budget making one slow knob change under five parents. Strategy
 // moves are not carried over: their effect depends on what came before (rfactor alone made an
 // rmsnorm 2x slower, after vectorizing 2.5x faster), and the planner weighs them per node.
+// It also knows which recipes were judged as sets of steps: a proposal whose recipe is a judged
+// one's steps in another order (rfactor then inline after inline then rfactor) almost always
+// gives the same loops, so it is not new evidence; it counts as a move known to not help.
 class MoveStats {
  public:
-  // A judged child against its parent; once per child, only for a knob move and when both
-  // passed.
+  // A judged child: its recipe's steps; against its parent, once per child, only for a knob
+  // move and when both passed.
   void record(const SearchGraph& g, const Node& child);
   // The geometric mean of child / parent minimum time over the move's records; 0 when none.
   double ratio(const Move& m) const;
@@ -43,9 +46,11 @@ class MoveStats {
   // average). Known to not help: measured, and not faster by the margin. Unknown: not measured.
   enum class Class { helps = 0, unknown = 1, no_help = 2 };
   Class classify(const Move& m) const;
-  // The move to take next of `ps` (a list in prior order): the first strategy move, else the
-  // first knob move known to help, else the first unknown one, else the known not-helping move
-  // with the best ratio. ps.size() when ps is empty.
+  // A proposal: its move's class, or no_help when its child reorders a judged recipe.
+  Class classify(const Proposal& p) const;
+  // The move to take next of `ps` (a list in prior order), by classify(proposal): the first
+  // strategy move not known to not help, else the first knob move known to help, else the first
+  // unknown one, else the not-helping move with the best ratio. ps.size() when ps is empty.
   size_t pick(const std::vector<Proposal>& ps) const;
 
  private:
@@ -53,8 +58,9 @@ class MoveStats {
     double log_sum = 0;
     int n = 0;
   };
-  std::map<std::string, Tally> by_move_;  // kind + text -> records
-  std::map<std::string, bool> recorded_;  // child keys recorded
+  std::map<std::string, Tally> by_move_;   // kind + text -> records
+  std::map<std::string, bool> recorded_;   // child keys recorded
+  std::map<std::string, bool> step_sets_;  // step_set() of every judged child
 };
 
 }  // namespace kf::search

@@ -112,7 +112,7 @@ class Mcts final : public Policy {
         const size_t next = stats_.pick(untried);
         const bool fresh =
             next < untried.size() &&
-            (!fresh_only || stats_.classify(untried[next].move) != MoveStats::Class::no_help);
+            (!fresh_only || stats_.classify(untried[next]) != MoveStats::Class::no_help);
         const int expanded = static_cast<int>(x->children.size()) + pending_[x->key()];
         if (fresh && mcts_may_widen(x->visits, expanded, pending_[x->key()], improved(s, *x)))
           return x;

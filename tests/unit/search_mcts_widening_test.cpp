@@ -93,5 +93,32 @@ TEST(MoveStats, RecordsOnlyChildrenOfPassedParentsAndAveragesGeometrically) {
   EXPECT_EQ(stats.classify(rfactor), MoveStats::Class::unknown);
 }
 
+Proposal recipe_proposal(const std::string& key, const std::vector<std::string>& strategies) {
+  Proposal p = move("strategy", strategies.back() + "()");
+  p.child.key = key;
+  p.child.generated.emplace();
+  for (const std::string& st : strategies) p.child.generated->recipe.steps.push_back({st, {}});
+  return p;
+}
+
+TEST(MoveStats, AReorderingOfAJudgedRecipeIsNotNewEvidence) {
+  SearchGraph g;
+  judged(g, "root", "", {.kind = "root", .text = "first"}, 1.0);
+  const Proposal judged_one = recipe_proposal("x", {"rfactor_reduction", "inline_elementwise"});
+  Node& x = g.add(judged_one.child, "root", judged_one.move, 0);
+  x.judged = true;
+  x.min_s = 0.9;
+  MoveStats stats;
+  stats.record(g, x);
+  const Proposal reordered = recipe_proposal("y", {"inline_elementwise", "rfactor_reduction"});
+  const Proposal longer =
+      recipe_proposal("z", {"inline_elementwise", "rfactor_reduction", "vectorize_inner"});
+  EXPECT_EQ(stats.classify(reordered), MoveStats::Class::no_help);
+  EXPECT_EQ(stats.classify(longer), MoveStats::Class::unknown);
+  // The planner's first strategy is the reordering: the next one is taken instead.
+  EXPECT_EQ(stats.pick({reordered, longer}), 1u);
+  EXPECT_EQ(stats.pick({reordered}), 0u);
+}
+
 }  // namespace
 }  // namespace kf::search
