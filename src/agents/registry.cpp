@@ -242,6 +242,10 @@ nlohmann::json Evidence::to_json() const {
           {"stage_shares", stage_shares}};
 }
 
+bool at_roofline(const Evidence& e, double stop_fraction) {
+  return !e.bound.empty() && e.fraction >= stop_fraction && e.fraction <= 1.0;
+}
+
 Evidence evidence_from_result(const RunResult& r, int threads) {
   Evidence e;
   e.threads = threads;

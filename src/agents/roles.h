@@ -56,6 +56,12 @@ struct Evidence {
   nlohmann::json to_json() const;
 };
 
+// Whether the evidence puts the best close enough to the roofline to stop: at `stop_fraction`
+// or above, and not above 100%. A kernel measured faster than the roofline allows shows that the
+// machine's figures are too low (a probe that ran beside other work, a peak interpolated for a
+// thread count it did not measure), so the distance to the roof is unknown: no reason to stop.
+bool at_roofline(const Evidence& e, double stop_fraction);
+
 // Evidence from a judged result alone (roofline + counters). The profiler adds to it.
 Evidence evidence_from_result(const RunResult& r, int threads);
 

@@ -171,9 +171,8 @@ Expected<bool> Loop::out_of_plans(const agents::Plan& plan, const agents::Eviden
   // Out of strategies below the roofline's stop line: the knobs of the earlier steps were
   // chosen while later-fixed stages still dominated the time, so the whole recipe is swept
   // once against the finished schedule. A better value opens the plan again.
-  const bool at_roofline = !evidence.bound.empty() && evidence.fraction >= o_.stop_fraction;
-  if (final_tuned_ || at_roofline || !best_result_.timing || !budget_left() ||
-      !env_->brain.autotuner->varies(best_))
+  if (final_tuned_ || agents::at_roofline(evidence, o_.stop_fraction) || !best_result_.timing ||
+      !budget_left() || !env_->brain.autotuner->varies(best_))
     return false;
   final_tuned_ = true;
   say("out of strategies: tuning the whole recipe's knobs once more");

@@ -418,6 +418,15 @@ TEST(BuiltinPlanner, StopsNearTheRoofline) {
   EXPECT_EQ(p.strategy, "register_block");
 }
 
+TEST(BuiltinPlanner, AReadingAboveTheRooflineIsNoReasonToStop) {
+  // Faster than the roof allows: the machine's figures are too low, the distance unknown.
+  Scenario s("bench/jaxbench/08_gemm", {});
+  Plan p = s.plan(evidence("compute", 1.17));
+  EXPECT_EQ(p.strategy, "register_block");
+  EXPECT_NE(p.analysis.find("reads 117% of the roofline"), std::string::npos) << p.analysis;
+  EXPECT_EQ(s.plan(evidence("compute", 1.0)).strategy, "stop");  // at the roof exactly
+}
+
 TEST(BuiltinPlanner, UnmeasuredEvidenceDoesNotStop) {
   Scenario s("bench/jaxbench/08_gemm", {});
   Evidence e;  // no roofline: bound ""

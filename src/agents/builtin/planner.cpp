@@ -461,8 +461,14 @@ Plan plan_over(const PlanInput& in, const sched::Pipeline& pipeline, const Recip
       f.intermediates_at_root - f.pure_intermediates_at_root, f.read_in_part, f.row_reductions,
       f.vectorized, f.vectorized + f.unvectorized, f.parallel, e.threads, e.cpus_busy);
   for (const auto& s : e.findings) plan.analysis += " " + s;
+  if (!e.bound.empty() && e.fraction > 1.0)
+    plan.analysis += fmt::format(
+        " The best reads {:.0f}% of the roofline: the machine's figures are too low (`kforge "
+        "doctor --refresh` measures them again), so its distance to the roof is unknown and the "
+        "roofline is no reason to stop.",
+        100 * e.fraction);
 
-  if (!e.bound.empty() && e.fraction >= in.stop_fraction) {
+  if (at_roofline(e, in.stop_fraction)) {
     plan.strategy = "stop";
     plan.why =
         fmt::format("the best is at {:.0f}% of the roofline (stop at {:.0f}%): little left to gain",
