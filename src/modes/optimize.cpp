@@ -2,10 +2,23 @@
 // step; tuning and the final run are in optimize_finish.cpp.
 #include "modes/optimize.h"
 
+#include <algorithm>
+#include <random>
+
 #include "modes/optimize_loop.h"
 
 namespace kf {
 namespace optimize_detail {
+namespace {
+
+// FNV-1a: a hash that is the same on every build, for a seed a resumed run must draw again.
+uint64_t fnv1a64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
 
 Status Loop::setup() {
   auto env = RunEnv::make(RunEnv::options_of(o_, run_id_));
@@ -168,20 +181,65 @@ Expected<bool> Loop::step() {
 Expected<bool> Loop::out_of_plans(const agents::Plan& plan, const agents::Evidence& evidence) {
   tune_pending_ = false;  // the whole recipe is swept below
   stop_reason_ = plan.why;
+  if (agents::at_roofline(evidence, o_.stop_fraction) || !best_result_.timing || !budget_left() ||
+      !env_->brain.autotuner->varies(best_))
+    return false;
   // Out of strategies below the roofline's stop line: the knobs of the earlier steps were
   // chosen while later-fixed stages still dominated the time, so the whole recipe is swept
   // once against the finished schedule. A better value opens the plan again.
-  if (final_tuned_ || agents::at_roofline(evidence, o_.stop_fraction) || !best_result_.timing ||
-      !budget_left() || !env_->brain.autotuner->varies(best_))
-    return false;
-  final_tuned_ = true;
-  say("out of strategies: tuning the whole recipe's knobs once more");
-  auto tuned = tune_best(std::min(2 * o_.tune_budget, o_.budget_evals - evals()),
-                         agents::TuneScope::whole_recipe);
-  if (!tuned) return tuned.error();
-  if (!*tuned) return false;
-  tried_.clear();
-  return true;
+  if (!final_tuned_) {
+    final_tuned_ = true;
+    say("out of strategies: tuning the whole recipe's knobs once more");
+    auto tuned = tune_best(std::min(2 * o_.tune_budget, o_.budget_evals - evals()),
+                           agents::TuneScope::whole_recipe);
+    if (!tuned) return tuned.error();
+    if (*tuned) {
+      tried_.clear();
+      return true;
+    }
+    if (!budget_left()) return false;
+  }
+  // A planner of another brain (an LLM, a person) that says stop has decided to: the local
+  // search stands in for the built-in rules only.
+  if (env_->brain.roles.at("planner") != "builtin") return false;
+  return explore();
+}
+
+Expected<bool> Loop::explore() {
+  const agents::StrategyFilter filter = env_->strategies();
+  std::vector<const agents::Strategy*> moves;
+  // Only moves that apply to the best and change it (the implementer is asked here, without a
+  // record; a move that does not apply is no attempt).
+  for (const agents::Strategy& s : agents::strategy_catalog()) {
+    if (!s.moves || !filter.allows(s.id) || tried_.count(s.id) ||
+        (best_.generated && best_.generated->recipe.has(s.id)))
+      continue;
+    auto c = env_->brain.implementer->implement({.strategy = s.id, .knobs = s.default_knobs()},
+                                                work(&best_));
+    if (c && c->key != best_.key) moves.push_back(&s);
+  }
+  // The order is drawn from the run's seed and the best, so a resumed run replays it.
+  std::mt19937_64 rng(o_.seed ^ fnv1a64(best_.key));
+  std::shuffle(moves.begin(), moves.end(), rng);
+  if (!moves.empty())
+    say(
+        fmt::format("out of strategies with {} evaluations left: trying the catalog's {} other "
+                    "moves from the best, in a random order",
+                    evals_left(), moves.size()));
+  for (const agents::Strategy* s : moves) {
+    if (!budget_left() || halted()) return false;
+    agents::Plan plan{.strategy = s->id,
+                      .knobs = s->default_knobs(),
+                      .why = "exploring: a move of the catalog the rules did not suggest here"};
+    KF_RETURN_IF_ERROR(message("planner", "implementer", "Plan", plan.to_json()));
+    auto accepted = carry_out(plan);
+    if (!accepted) return accepted.error();
+    if (*accepted) return true;  // the planner plans again from the new best
+  }
+  if (budget_left())
+    stop_reason_ += moves.empty() ? "; no other move of the catalog applies to the best"
+                                  : "; none of the catalog's other moves was faster";
+  return false;
 }
 
 Expected<bool> Loop::carry_out(const agents::Plan& plan) {

@@ -59,8 +59,15 @@ class Loop {
   Status judge_first();  // the implementer's first candidate becomes the best
   // One cycle: evidence, plan, then tune, stop or carry the plan out; false ends the search.
   Expected<bool> step();
-  // The planner says stop: the whole recipe is tuned once (true: plan again) or the search ends.
+  // The planner says stop: the whole recipe is tuned once, then explore() (true: plan again),
+  // or the search ends (at the roofline's stop line, or out of budget).
   Expected<bool> out_of_plans(const agents::Plan& plan, const agents::Evidence& evidence);
+  // A local search once the rules and the tuning have nothing left and budget remains: the
+  // catalog's other moves from the best, each judged like a plan, in a random order drawn from
+  // the run's seed. The rules are what an expert tries first, not all that can help (a GEMV
+  // stopped with 9 of 12 evaluations unused). True when one is faster: it becomes the best and
+  // the planner plans again from it.
+  Expected<bool> explore();
   // Implements, judges, debugs and confirms the plan's candidate; true when it is the new best.
   Expected<bool> carry_out(const agents::Plan& plan);
   // The final side-by-side run and the outputs.

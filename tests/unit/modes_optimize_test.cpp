@@ -317,7 +317,8 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   // The recording replayed with a budget far past it: a candidate it lacks is judged a crash, so
   // nothing new wins and the planner runs out of strategies. Before stopping, the loop sweeps the
   // knobs of every step of the best recipe once (the trailing tune attempts), finds nothing
-  // faster, and stops with the recorded best.
+  // faster, finds no other move of the catalog that applies to the best (the local search), and
+  // stops with the recorded best.
   MemoryStore s;
   OptimizeOptions o = simulated("sim_exhausted");
   o.budget_evals = 200;
@@ -327,7 +328,8 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   auto r = optimize(o, s);
   ASSERT_TRUE(r) << r.error().message();
   EXPECT_EQ(r->stop_reason,
-            "every strategy the rules suggest was tried from this best or does not apply");
+            "every strategy the rules suggest was tried from this best or does not apply; no "
+            "other move of the catalog applies to the best");
   EXPECT_EQ(r->best.key, result_->best.key);
   EXPECT_LT(r->evaluations, o.budget_evals);
   EXPECT_EQ(std::count(lines.begin(), lines.end(),
