@@ -4,8 +4,9 @@ namespace kf::agents {
 
 bool AcceptancePolicy::near_miss(const RunResult& candidate, const RunResult& best) const {
   if (!candidate.timing || !best.timing) return false;
+  const bool noisy = candidate.timing->spread >= noisy_spread;
   return !faster(candidate.timing->min_s, best.timing->min_s) &&
-         candidate.timing->min_s < near_miss_of * best.timing->min_s;
+         candidate.timing->min_s < (noisy ? noisy_miss_of : near_miss_of) * best.timing->min_s;
 }
 
 bool AcceptancePolicy::faster_by_median_only(const RunResult& candidate,

@@ -33,6 +33,19 @@ TEST(Acceptance, ANearMissIsWithinFifteenPercentButNotFaster) {
   EXPECT_FALSE(p.near_miss(RunResult{}, best)) << "untimed";
 }
 
+TEST(Acceptance, ADisturbedTimingIsANearMissUpToTwiceTheBest) {
+  const AcceptancePolicy& p = acceptance_policy();
+  const RunResult best = timed(1.0, 1.0);
+  RunResult noisy = timed(1.6, 2.0);
+  noisy.timing->spread = 0.7;  // samples from 1.6 to ~3: something else ran
+  EXPECT_TRUE(p.near_miss(noisy, best)) << "one disturbed reading does not discard it";
+  noisy.timing->min_s = 2.0;
+  EXPECT_FALSE(p.near_miss(noisy, best)) << "twice as slow at its fastest: slower";
+  RunResult steady = timed(1.6, 1.62);
+  steady.timing->spread = 0.03;
+  EXPECT_FALSE(p.near_miss(steady, best)) << "a steady 60% slower is slower";
+}
+
 TEST(Acceptance, FasterByTheMedianOnly) {
   const AcceptancePolicy& p = acceptance_policy();
   const RunResult best = timed(1.0, 1.0);
