@@ -1,9 +1,13 @@
 // Optimize's local search (Loop::explore): when the built-in planner's rules run out with budget
-// left and the whole recipe is tuned, the catalog's other moves from the best are judged like
-// plans, and the first that is faster becomes the best. A GEMV over a transposed matrix
-// (tests/check_tasks/gemv_transposed): the rules suggest only rfactor, which is slower there,
-// and stop; the local search finds reorder_unit_stride (the output's loop innermost: unit-stride
-// rows of A), many times faster, and the planner goes on from it.
+// left and the whole recipe is tuned, the catalog's other moves that apply to the best are judged
+// like plans, and the first that is faster becomes the best. A GEMV over a transposed matrix
+// (tests/check_tasks/gemv_transposed): the rules suggest only rfactor there, and with rfactor left
+// out (--skip) they have nothing; the local search's one move from the first candidate is
+// reorder_unit_stride (the output's loop innermost: unit-stride rows of A), many times faster,
+// and the planner goes on from it. rfactor is left out because whether it beats the first
+// candidate depends on the machine's load (2x slower alone, 1.6x faster beside two other
+// processes), and from its schedule no other move applies; with it out the story is the same on
+// any machine. Runs alone (RUN_SERIAL in tests/CMakeLists.txt), as it times kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +32,7 @@ TEST(OptimizeExplore, OutOfRulesTheCatalogsOtherMovesFindTheUnitStrideOrder) {
   o.profile = false;
   o.final_run = false;
   o.stop_fraction = 100;  // the rules and the budget decide
+  o.strategies.skip = {"rfactor_reduction"};
   o.out_dir = out.path() / "out";
   std::vector<std::string> lines;
   o.progress = [&](const std::string& l) { lines.push_back(l); };
@@ -47,7 +52,7 @@ TEST(OptimizeExplore, OutOfRulesTheCatalogsOtherMovesFindTheUnitStrideOrder) {
       << r->best.generated->recipe.to_string() << "\n"
       << progress;
   // The move was judged as a plan the rules did not suggest, and beat the first candidate by far
-  // (measured about 20x at the 2048 x 2048 shape; 3x is the bar here).
+  // (measured 12-20x; 3x is the bar here).
   auto attempts = store.attempts(r->run_id);
   ASSERT_TRUE(attempts);
   double first = 0, explored = 0;
