@@ -88,9 +88,9 @@ class Mcts final : public Policy {
     return q + c_ * std::sqrt(std::log(std::max(1, parent.visits)) / std::max(1, child.visits));
   }
 
-  // The node to expand next: first one with a move not known to not help (MoveStats), so the
-  // budget goes to changes not yet seen to fail; when the whole tree has none, any move.
-  // nullptr when the whole tree is a dead end or only work in flight is left.
+  // The node to expand next: one whose next move is not known to not help (MoveStats) while the
+  // tree has such a node, so the budget goes to changes not yet seen to fail; else one with any
+  // move left. nullptr when the whole tree is a dead end or only work in flight is left.
   Node* select(SearchState& s) {
     if (Node* x = descend(s, true)) return x;
     return descend(s, false);
