@@ -6,19 +6,10 @@
 #include <random>
 
 #include "modes/optimize_loop.h"
+#include "support/hash.h"
 
 namespace kf {
 namespace optimize_detail {
-namespace {
-
-// FNV-1a: a hash that is the same on every build, for a seed a resumed run must draw again.
-uint64_t fnv1a64(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-}  // namespace
 
 Status Loop::setup() {
   auto env = RunEnv::make(RunEnv::options_of(o_, run_id_));
@@ -218,8 +209,9 @@ Expected<bool> Loop::explore() {
                                                 work(&best_));
     if (c && c->key != best_.key) moves.push_back(&s);
   }
-  // The order is drawn from the run's seed and the best, so a resumed run replays it.
-  std::mt19937_64 rng(o_.seed ^ fnv1a64(best_.key));
+  // The order is drawn from the run's seed and the best (content_hash is the same on every
+  // build), so a resumed run replays it.
+  std::mt19937_64 rng(o_.seed ^ std::stoull(content_hash(best_.key).substr(0, 16), nullptr, 16));
   std::shuffle(moves.begin(), moves.end(), rng);
   if (!moves.empty())
     say(

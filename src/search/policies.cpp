@@ -76,10 +76,10 @@ std::string step_set(const agents::CandidateMsg& c) {
 }  // namespace
 
 void MoveStats::record(const SearchGraph& g, const Node& child) {
-  if (child.judged) step_sets_[step_set(child.candidate)] = true;
+  if (child.judged) step_sets_.insert(step_set(child.candidate));
   const Node* parent = g.find(child.parent);
   if (!parent || !parent->ok() || !child.ok() || child.move.kind != "knob") return;
-  if (!recorded_.emplace(child.key(), true).second) return;
+  if (!recorded_.insert(child.key()).second) return;
   Tally& t = by_move_[move_id(child.move)];
   t.log_sum += std::log(child.min_s / parent->min_s);
   ++t.n;

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,9 @@ class MoveStats {
     double log_sum = 0;
     int n = 0;
   };
-  std::map<std::string, Tally> by_move_;   // kind + text -> records
-  std::map<std::string, bool> recorded_;   // child keys recorded
-  std::map<std::string, bool> step_sets_;  // step_set() of every judged child
+  std::map<std::string, Tally> by_move_;  // kind + text -> records
+  std::set<std::string> recorded_;        // child keys recorded
+  std::set<std::string> step_sets_;       // step_set() of every judged child
 };
 
 }  // namespace kf::search
