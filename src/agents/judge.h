@@ -36,6 +36,14 @@ class Judge {
   virtual Expected<RunResult> judge(const Task& task, const std::string& source,
                                     const EvalOptions& options) = 0;
   virtual std::string name() const = 0;  // "harness", "recorded"
+  // A judge whose measurements run elsewhere (the broker's workers) is handed a batch's
+  // candidates before they are judged one by one, so that they are measured at once; judge()
+  // then waits for each. Others judge on the call and ignore this.
+  virtual bool remote() const { return false; }
+  virtual Status submit(const Task& /*task*/, const std::string& /*source*/,
+                        const EvalOptions& /*options*/) {
+    return {};
+  }
 };
 
 class HarnessJudge : public Judge {
@@ -51,6 +59,10 @@ class RecordingJudge : public Judge {
   Expected<RunResult> judge(const Task& task, const std::string& source,
                             const EvalOptions& options) override;
   std::string name() const override { return inner_.name() + "+recording"; }
+  bool remote() const override { return inner_.remote(); }
+  Status submit(const Task& task, const std::string& source, const EvalOptions& options) override {
+    return inner_.submit(task, source, options);
+  }
 
  private:
   Judge& inner_;

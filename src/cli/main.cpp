@@ -21,6 +21,7 @@
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "cli/strategies_command.h"
+#include "cli/worker_command.h"
 #include "harness/jail.h"
 
 int main(int argc, char** argv) {
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   kf::add_report_command(app);
   kf::add_chat_command(app);
   kf::add_serve_command(app);
+  kf::add_worker_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -10,6 +10,7 @@
 #include "cli/cli_output.h"
 #include "cli/llm_run.h"
 #include "cli/strategy_options.h"
+#include "cli/worker_command.h"
 #include "modes/optimize.h"
 #include "modes/optimize_report.h"
 #include "modes/progress_bar.h"
@@ -37,6 +38,7 @@ struct OptimizeArgs {
   std::string target;
   std::string events;
   std::string simulate, record;
+  BrokerArgs broker;
   double sim_latency = 0;
   double min_time = 0.3;
   int tune_budget = 8;
@@ -115,6 +117,7 @@ int run_optimize(const OptimizeArgs& a) {
     o.events = llm.get();
     o.llm = llm->session();
   }
+  o.broker = a.broker;  // on resume too: a URL given again (with its password) is used
   Expected<OptimizeResult> r = Status::error("no task");
   if (!resume.empty()) {
     r = resume_optimize(resume, **store, o);
@@ -218,6 +221,7 @@ void add_optimize_command(CLI::App& app) {
                   "Replay measurements from a recording instead of judging (no timing noise)");
   cmd->add_option("--record", a->record, "Append every judged result to this recording");
   cmd->add_option("--sim-latency", a->sim_latency, "Seconds per simulated evaluation");
+  add_broker_options(cmd, a->broker);
   cmd->add_option("--min-time", a->min_time, "Measured seconds per candidate during the search")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--tune-budget", a->tune_budget, "Autotuner evaluations per accepted strategy")

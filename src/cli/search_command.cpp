@@ -6,6 +6,7 @@
 #include "cli/cli_output.h"
 #include "cli/llm_run.h"
 #include "cli/strategy_options.h"
+#include "cli/worker_command.h"
 #include "modes/optimize_report.h"
 #include "modes/progress_bar.h"
 #include "search/engine.h"
@@ -154,6 +155,7 @@ void add_search_command(CLI::App& app) {
                   "Replay measurements from a recording instead of judging");
   cmd->add_option("--record", o.record, "Append every judged result to this recording");
   cmd->add_option("--sim-latency", o.sim_latency_s, "Seconds per simulated evaluation");
+  add_broker_options(cmd, o.broker);
   cmd->add_flag("--remeasure", o.remeasure, "Measure every candidate afresh");
   cmd->add_flag("--count-stored", o.count_stored,
                 "Read-backs of earlier runs' measurements spend budget too (runs compared in one "

@@ -329,6 +329,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   o->progress = overrides.progress;
   o->events = overrides.events;
   o->llm = overrides.llm;
+  if (!overrides.broker.url.empty()) o->broker = overrides.broker;
   Loop loop(*o, store, run_id, true);
   return loop.run();
 }

@@ -34,6 +34,7 @@
 #include "agents/messages.h"
 #include "agents/roles.h"
 #include "harness/run_result.h"
+#include "modes/broker_args.h"
 #include "modes/events.h"
 #include "modes/starting_point.h"
 #include "store/store.h"
@@ -90,6 +91,7 @@ struct OptimizeOptions {
   // judged result to a recording.
   std::string simulate, record;
   double sim_latency_s = 0;
+  BrokerArgs broker;  // --broker: judged on workers through Redis
   std::function<void(const std::string&)> progress;  // the console's lines (events.h)
   EventSink* events = nullptr;  // one more sink for the run's events (not owned)
   // The LLM brain's session (settings, budget, record), handed to the brains the run makes; not

@@ -32,6 +32,7 @@ nlohmann::json OptimizeOptions::to_json() const {
           {"simulate", simulate},
           {"record", record},
           {"sim_latency_s", sim_latency_s},
+          {"broker", broker.to_json()},
           {"llm", llm_args.to_json()}};
 }
 
@@ -97,6 +98,7 @@ Expected<OptimizeOptions> OptimizeOptions::from_json(const nlohmann::json& j) {
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
+    if (j.contains("broker")) o.broker = BrokerArgs::from_json(j["broker"]);
     if (j.contains("llm")) o.llm_args = LlmArgs::from_json(j["llm"]);
     return o;
   } catch (const nlohmann::json::exception& e) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "broker/broker_judge.h"
 #include "support/interrupt.h"
 
 namespace kf {
@@ -26,7 +27,9 @@ Expected<std::unique_ptr<RunEnv>> RunEnv::make(const RunEnvOptions& o) {
   if (!backend) return backend.error();
   env->backend = *backend;
   env->machine = describe_machine(o.cxx);
-  if (o.simulate.empty()) {
+  if (o.simulate.empty() && !o.broker.url.empty()) {
+    KF_RETURN_IF_ERROR(env->open_broker());
+  } else if (o.simulate.empty()) {
     auto m = env->backend->probe({.cxx = o.cxx});
     if (!m) return m.error().with_context("machine probe");
     env->machine = *m;
@@ -54,6 +57,44 @@ Expected<std::unique_ptr<RunEnv>> RunEnv::make(const RunEnvOptions& o) {
   env->task_identity = env->task_hash;
   if (o.remeasure) env->task_identity += ":run:" + o.run_id;  // this run's own measurements
   return env;
+}
+
+Status RunEnv::open_broker() {
+  auto url = broker::RedisUrl::parse(options_.broker.url);
+  if (!url) return url.error();
+  auto j = broker::BrokerJudge::open({.url = *url,
+                                      .scope = options_.run_id,
+                                      .hw_class = options_.broker.hardware,
+                                      .local_fingerprint = machine.fingerprint,
+                                      .task_dir = compiled.task.dir,
+                                      .identity = compiled.identity,
+                                      .wait_for_worker_s = options_.broker.wait_s,
+                                      .progress = options_.progress});
+  if (!j) return j.error();
+  // The workers' machine, not this one: kernels are generated and keys are made for it.
+  machine = (*j)->machine();
+  KF_RETURN_IF_ERROR(
+      backend->supports(machine).with_context(fmt::format("backend {}", backend->name)));
+  machine_id = machine.fingerprint;
+  judge_ = j->get();
+  broker_ = std::move(*j);
+  return {};
+}
+
+nlohmann::json BrokerArgs::to_json() const {
+  std::string stored = url;
+  if (auto u = broker::RedisUrl::parse(url)) stored = u->without_credentials();
+  return {{"url", stored}, {"hardware", hardware}, {"wait_s", wait_s}};
+}
+
+BrokerArgs BrokerArgs::from_json(const nlohmann::json& j) {
+  BrokerArgs b;
+  if (!j.is_object()) return b;
+  if (j.contains("url") && j["url"].is_string()) b.url = j["url"].get<std::string>();
+  if (j.contains("hardware") && j["hardware"].is_string())
+    b.hardware = j["hardware"].get<std::string>();
+  if (j.contains("wait_s") && j["wait_s"].is_number()) b.wait_s = j["wait_s"].get<double>();
+  return b;
 }
 
 Status RunEnv::start_run(Store& store, const EventSinks& events, const std::string& run_id,

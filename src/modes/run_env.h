@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,7 @@
 #include "harness/backend.h"
 #include "harness/machine.h"
 #include "harness/target.h"
+#include "modes/broker_args.h"
 #include "modes/eval_settings.h"
 #include "modes/events.h"
 #include "modes/run_log.h"
@@ -44,6 +46,8 @@ struct RunEnvOptions {
   std::string simulate;  // a recording to replay instead of judging
   double sim_latency_s = 0;
   std::string record;                 // a recording to append every judged result to
+  BrokerArgs broker;
+  std::function<void(const std::string&)> progress;  // the broker's lines (waiting for workers)
   bool remeasure = false;             // keys of this run's own measurements: nothing read back
   agents::StrategyFilter strategies;  // what the built-in planner may propose
   agents::KnobPins pins;              // knob values a person fixed
@@ -66,10 +70,11 @@ class RunEnv {
   // Fails when the task does not load, a brain cannot be made (or needs a TE spec the task
   // lacks), the backend is unknown or unsupported here, the probe fails, or the target is not.
   static Expected<std::unique_ptr<RunEnv>> make(const RunEnvOptions& o);
-  // The environment's options from a mode's (OptimizeOptions, SearchOptions: the same names).
+  // The environment's options from a mode's (OptimizeOptions, SearchOptions: the same names; a
+  // mode without a broker judges here).
   template <class ModeOptions>
   static RunEnvOptions options_of(const ModeOptions& o, const std::string& run_id) {
-    return {.task_dir = o.task_dir,
+    RunEnvOptions e = {.task_dir = o.task_dir,
             .brain = o.brain,
             .brain_options = {.sources = o.sources, .llm = o.llm},
             .backend = o.backend,
@@ -78,10 +83,13 @@ class RunEnv {
             .simulate = o.simulate,
             .sim_latency_s = o.sim_latency_s,
             .record = o.record,
+            .progress = o.progress,
             .remeasure = o.remeasure,
             .strategies = o.strategies,
             .pins = o.pins,
             .run_id = run_id};
+    if constexpr (requires { o.broker; }) e.broker = o.broker;
+    return e;
   }
 
   // A new run's record in the store (with its options, start time and task identity), then the
@@ -116,10 +124,13 @@ class RunEnv {
 
  private:
   explicit RunEnv(RunEnvOptions o) : options_(std::move(o)) {}
+  // Judges on the broker's workers: their machine, their fingerprint in the keys.
+  Status open_broker();
   RunEnvOptions options_;
   agents::HarnessJudge harness_;
   std::unique_ptr<agents::RecordedJudge> recorded_;
   std::unique_ptr<agents::RecordingJudge> recording_;
+  std::unique_ptr<agents::Judge> broker_;
   agents::Judge* judge_ = nullptr;
 };
 

@@ -54,7 +54,10 @@ class Engine {
   // judged in order. Returns the nodes they became, for the policy.
   Expected<std::vector<Node*>> process(std::vector<Proposal> batch);
   void precompile(const std::vector<Proposal>& fresh);
-  Expected<Node*> judge(const Proposal& p);
+  // Hands a remote judge the batch's jobs (those within the budget and not stored), with the
+  // options each is judged with (in `options`, one per proposal).
+  Status submit(const std::vector<Proposal>& fresh, std::vector<EvalOptions>& options);
+  Expected<Node*> judge(const Proposal& p, const EvalOptions& e);
   Expected<bool> refine();
   Expected<SearchResult> finish();
   EvalOptions eval_options(int threads, const std::string& kind) const;
@@ -144,9 +147,8 @@ EvalOptions Engine::eval_options(int threads, const std::string& kind) const {
   return e;
 }
 
-Expected<Node*> Engine::judge(const Proposal& p) {
-  auto r = log_->measure(p.child, "search", p.move.text, eval_options(p.child.threads, "search"),
-                         edge_detail(p));
+Expected<Node*> Engine::judge(const Proposal& p, const EvalOptions& e) {
+  auto r = log_->measure(p.child, "search", p.move.text, e, edge_detail(p));
   if (!r) return r.error();
   Node& n = add_judged(graph_, p, *r, log_->evaluations());
   results_[n.key()] = *r;
@@ -173,7 +175,7 @@ Status Engine::judge_root() {
   p.move.proposer = env_->brain.roles.at("implementer");
   p.child = *first;
   p.predicted_s = space_->predict(p.child);
-  auto n = judge(p);
+  auto n = judge(p, eval_options(p.child.threads, "search"));
   if (!n) return n.error();
   // A first candidate too slow to time at the bench shape (a naive GEMM at 1024^3) is no reason
   // to stop, as in optimize: it is expanded from the program's structure, and the first node
@@ -211,6 +213,21 @@ void Engine::precompile(const std::vector<Proposal>& fresh) {
   for (std::thread& t : pool) t.join();
 }
 
+Status Engine::submit(const std::vector<Proposal>& fresh, std::vector<EvalOptions>& options) {
+  size_t left = static_cast<size_t>(std::max(0, o_.budget_evals - log_->evaluations()));
+  for (const Proposal& p : fresh) {
+    options.push_back(eval_options(p.child.threads, "search"));
+    const std::string ekey =
+        evaluation_key(p.child.key, env_->task_identity, env_->machine_id, p.child.threads);
+    auto stored = store_.find_evaluation(ekey);
+    if (stored && stored->has_value()) continue;  // read back, not judged
+    if (left == 0) continue;                        // past the budget: never judged
+    --left;
+    KF_RETURN_IF_ERROR(env_->judge().submit(env_->compiled.task, p.child.source, options.back()));
+  }
+  return {};
+}
+
 Expected<std::vector<Node*>> Engine::process(std::vector<Proposal> batch) {
   std::vector<Node*> nodes;
   std::vector<Proposal> fresh;
@@ -225,11 +242,19 @@ Expected<std::vector<Node*>> Engine::process(std::vector<Proposal> batch) {
       fresh.push_back(std::move(p));
     }
   }
-  precompile(fresh);
-  for (const Proposal& p : fresh) {
+  // A remote judge measures the batch at once, all with the options of the batch's start (the
+  // best it is compared with); here each is judged with the best as it stands then.
+  std::vector<EvalOptions> remote;
+  if (env_->judge().remote()) {
+    KF_RETURN_IF_ERROR(submit(fresh, remote));
+  } else {
+    precompile(fresh);
+  }
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    const Proposal& p = fresh[i];
     if (!budget_left(o_.budget_evals)) break;
     if (graph_.find(p.child.key)) continue;  // twice in one batch
-    auto n = judge(p);
+    auto n = judge(p, remote.empty() ? eval_options(p.child.threads, "search") : remote[i]);
     if (!n) return n.error();
     nodes.push_back(*n);
   }
@@ -397,6 +422,7 @@ Expected<SearchResult> resume_search(const std::string& run_id, Store& store,
   o->progress = overrides.progress;
   o->events = overrides.events;
   o->llm = overrides.llm;
+  if (!overrides.broker.url.empty()) o->broker = overrides.broker;
   Engine e(*o, store, run_id, true);
   return e.run();
 }

@@ -59,6 +59,7 @@ struct SearchOptions {
   std::filesystem::path out_dir;  // "": default_output_dir(RUN) (support/fs.h)
   std::string simulate, record;
   double sim_latency_s = 0;
+  BrokerArgs broker;  // --broker: judged on workers through Redis
   bool remeasure = false;
   // Read-backs of earlier runs' measurements spend budget too (modes/run_log.h, "Budget"): runs
   // compared in one store then judge equally many candidates each.

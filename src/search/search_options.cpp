@@ -25,6 +25,7 @@ nlohmann::json SearchOptions::to_json() const {
           {"simulate", simulate},
           {"record", record},
           {"sim_latency_s", sim_latency_s},
+          {"broker", broker.to_json()},
           {"remeasure", remeasure},
           {"count_stored", count_stored},
           {"strategies", strategies.to_json()},
@@ -67,6 +68,7 @@ Expected<SearchOptions> SearchOptions::from_json(const nlohmann::json& j) {
     o.simulate = j.value("simulate", std::string());
     o.record = j.value("record", std::string());
     o.sim_latency_s = j.value("sim_latency_s", 0.0);
+    if (j.contains("broker")) o.broker = BrokerArgs::from_json(j["broker"]);
     o.remeasure = j.value("remeasure", false);
     o.count_stored = j.value("count_stored", false);
     if (j.contains("strategies")) o.strategies = agents::StrategyFilter::from_json(j["strategies"]);

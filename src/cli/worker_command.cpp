@@ -1,0 +1,81 @@
+#include "cli/worker_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "broker/worker.h"
+#include "cli/cli_output.h"
+#include "support/interrupt.h"
+
+namespace kf {
+namespace {
+
+struct WorkerArgs {
+  std::string broker, name, cxx = "g++";
+  int jobs = 1, max_jobs = 0;
+  double reclaim_after = 30, heartbeat = 2;
+};
+
+int run_worker_command(const WorkerArgs& a) {
+  auto url = broker::RedisUrl::parse(a.broker);
+  if (!url) {
+    print_error(url.error().message());
+    return 2;
+  }
+  install_interrupt_handler();
+  Status s = broker::run_worker({.url = *url,
+                                 .name = a.name,
+                                 .jobs = a.jobs,
+                                 .cxx = a.cxx,
+                                 .heartbeat_s = a.heartbeat,
+                                 .reclaim_after_s = a.reclaim_after,
+                                 .max_jobs = a.max_jobs,
+                                 .log = [](const std::string& line) {
+                                   fmt::print(stderr, "{}\n", terminal_text(line));
+                                   std::fflush(stderr);
+                                 }});
+  if (!s.ok()) {
+    print_error(s.message());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_broker_options(CLI::App* cmd, BrokerArgs& b) {
+  cmd->add_option("--broker", b.url,
+                  "Judge on `kforge worker`s through this Redis: redis://[:PASSWORD@]HOST[:PORT]"
+                  "[/DB] (the password may come from $KFORGE_REDIS_PASSWORD; docs/workers.md)");
+  cmd->add_option("--hardware", b.hardware,
+                  "With --broker: the workers' machine class (a fingerprint) when workers of "
+                  "several are alive");
+  cmd->add_option("--broker-wait", b.wait_s,
+                  "With --broker: seconds jobs may wait while no worker of the class is alive "
+                  "(default 300)")
+      ->check(CLI::Range(1.0, 86400.0));
+}
+
+void add_worker_command(CLI::App& app) {
+  auto a = std::make_shared<WorkerArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "worker", "Judge evaluation jobs from a Redis broker on this machine (docs/workers.md)");
+  cmd->add_option("--broker", a->broker, "redis://[:PASSWORD@]HOST[:PORT][/DB]")->required();
+  cmd->add_option("--name", a->name, "This worker's name (default HOST-PID)");
+  cmd->add_option("--jobs,-j", a->jobs, "Jobs taken at once: compiles overlap, timings never do")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--cxx", a->cxx, "The compiler whose version is part of the machine's class")
+      ->check(CLI::IsMember({"g++", "clang++"}));
+  cmd->add_option("--reclaim-after", a->reclaim_after,
+                  "Seconds without a heartbeat after which another worker's job is taken over "
+                  "(default 30)")
+      ->check(CLI::Range(1.0, 86400.0));
+  cmd->add_option("--heartbeat", a->heartbeat, "Seconds between heartbeats (default 2)")
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--max-jobs", a->max_jobs, "Leave after this many results (default: never)")
+      ->check(CLI::Range(0, 1000000));
+  cmd->callback([a] { throw CLI::RuntimeError(run_worker_command(*a)); });
+}
+
+}  // namespace kf
