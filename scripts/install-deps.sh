@@ -11,6 +11,7 @@ $SUDO apt-get install -y --no-install-recommends \
   libgtest-dev libgmock-dev \
   libdnnl-dev libopenblas-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev \
   libsqlite3-dev libseccomp-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libedit-dev \
+  libhiredis-dev redis-server \
   python3 python3-jsonschema clang-format universal-ctags tmux chromium
 # The browser tests of `kforge serve` drive chromium with Playwright (tests/web, from npm, pinned
 # by its package-lock.json); Node.js from Debian unless one is installed already.

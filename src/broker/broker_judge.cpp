@@ -15,6 +15,7 @@ namespace {
 // Publishes a job once per run: its id joins the run's set and the job the class's stream in one
 // step, so a coordinator killed in between cannot leave one without the other.
 constexpr const char* kPublishScript = R"(
+redis.call('EXPIRE', KEYS[1], ARGV[3])
 if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
   redis.call('XADD', KEYS[2], '*', 'job', ARGV[2])
   return 1
@@ -22,8 +23,7 @@ end
 return 0)";
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string describe(const std::vector<WorkerInfo>& ws) {
@@ -56,8 +56,10 @@ Expected<std::vector<WorkerInfo>> live_workers(Redis& r) {
       if (!j.is_object() || !j.contains("machine")) continue;
       auto m = MachineInfo::from_json(j["machine"]);
       if (!m) continue;
-      WorkerInfo w{.name = j.value("name", ""), .host = j.value("host", ""),
-                   .fingerprint = m->fingerprint, .machine = std::move(*m)};
+      WorkerInfo w{.name = j.value("name", ""),
+                   .host = j.value("host", ""),
+                   .fingerprint = m->fingerprint,
+                   .machine = std::move(*m)};
       if (j.value("fingerprint", "") != w.fingerprint || w.fingerprint.empty()) continue;
       out.push_back(std::move(w));
     }
@@ -73,12 +75,12 @@ Expected<std::unique_ptr<BrokerJudge>> BrokerJudge::open(const BrokerJudgeOption
   j->redis_.emplace(std::move(*r));
   auto bundle = bundle_task(o.task_dir, o.identity);
   if (!bundle) return bundle.error().with_context("the task for the workers");
-  auto up = j->redis_->command(
-      {"SET", task_key(o.identity.hash), bundle_to_json(*bundle).dump(), "NX"});
+  auto up =
+      j->redis_->command({"SET", task_key(o.identity.hash), bundle_to_json(*bundle).dump(), "NX"});
   if (!up) return up.error();
   KF_RETURN_IF_ERROR(j->pick_class());
-  auto g = j->redis_->command({"XGROUP", "CREATE", jobs_key(j->hw_class()), kGroup, "0",
-                               "MKSTREAM"});
+  auto g =
+      j->redis_->command({"XGROUP", "CREATE", jobs_key(j->hw_class()), kGroup, "0", "MKSTREAM"});
   if (!g && g.error().message().find("BUSYGROUP") == std::string::npos) return g.error();
   // Results announced before this process started were for jobs of an earlier process of the
   // run: they are read from the results hash, not from the stream.
@@ -113,8 +115,7 @@ Status BrokerJudge::pick_class() {
     if (pick) {
       machine_ = pick->machine;
       say(fmt::format("judging on workers of class {} ({}, {} cores) through {}",
-                      machine_.fingerprint, machine_.cpu_model, machine_.cores,
-                      o_.url.display()));
+                      machine_.fingerprint, machine_.cpu_model, machine_.cores, o_.url.display()));
       return {};
     }
     if (now_s() - start > o_.wait_for_worker_s)
@@ -141,10 +142,10 @@ Expected<std::string> BrokerJudge::publish(const std::string& source, const Eval
   job.id = Job::make_id(job.scope, job.hw_class, job.task_hash, source, opts);
   if (published_.count(job.id)) return job.id;
   if (source.size() > kMaxSourceBytes)
-    return Status::error(fmt::format("the candidate is over {} bytes: too big for a job",
-                                     kMaxSourceBytes));
-  auto p = redis_->command({"EVAL", kPublishScript, "2", queued_key(o_.scope),
-                            jobs_key(hw_class()), job.id, job.to_json().dump()});
+    return Status::error(
+        fmt::format("the candidate is over {} bytes: too big for a job", kMaxSourceBytes));
+  auto p = redis_->command({"EVAL", kPublishScript, "2", queued_key(o_.scope), jobs_key(hw_class()),
+                            job.id, job.to_json().dump(), std::to_string(kRunKeysTtlS)});
   if (!p) return p.error();
   published_.insert(job.id);
   return job.id;
@@ -155,8 +156,8 @@ Expected<std::optional<RunResult>> BrokerJudge::read_result(const std::string& i
   if (!v) return v.error();
   if (v->is_nil()) return std::optional<RunResult>();
   const nlohmann::json j = nlohmann::json::parse(v->str, nullptr, false);
-  auto res = j.is_discarded() ? Expected<JobResult>(Status::error("not JSON"))
-                              : JobResult::from_json(j);
+  auto res =
+      j.is_discarded() ? Expected<JobResult>(Status::error("not JSON")) : JobResult::from_json(j);
   if (!res) return res.error().with_context("the result of job " + id);
   if (res->fingerprint != hw_class())
     return Status::error(fmt::format(

@@ -48,7 +48,7 @@ Expected<std::vector<WorkerInfo>> live_workers(Redis& r);
 
 struct BrokerJudgeOptions {
   RedisUrl url;
-  std::string scope;  // the run id: results go to this run's keys
+  std::string scope;     // the run id: results go to this run's keys
   std::string hw_class;  // "": this machine's class if a worker of it is alive, else the one class
   std::string local_fingerprint;
   std::filesystem::path task_dir;

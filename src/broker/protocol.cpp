@@ -73,13 +73,27 @@ bool plain_name(const std::string& s) {
 
 }  // namespace
 
-std::string jobs_key(const std::string& c) { return "kforge:jobs:" + c; }
-std::string dead_key(const std::string& c) { return "kforge:dead:" + c; }
-std::string task_key(const std::string& h) { return "kforge:task:" + h; }
-std::string worker_key(const std::string& n) { return "kforge:worker:" + n; }
-std::string queued_key(const std::string& s) { return "kforge:queued:" + s; }
-std::string results_key(const std::string& s) { return "kforge:results:" + s; }
-std::string done_key(const std::string& s) { return "kforge:done:" + s; }
+std::string jobs_key(const std::string& c) {
+  return "kforge:jobs:" + c;
+}
+std::string dead_key(const std::string& c) {
+  return "kforge:dead:" + c;
+}
+std::string task_key(const std::string& h) {
+  return "kforge:task:" + h;
+}
+std::string worker_key(const std::string& n) {
+  return "kforge:worker:" + n;
+}
+std::string queued_key(const std::string& s) {
+  return "kforge:queued:" + s;
+}
+std::string results_key(const std::string& s) {
+  return "kforge:results:" + s;
+}
+std::string done_key(const std::string& s) {
+  return "kforge:done:" + s;
+}
 
 nlohmann::json eval_options_to_json(const EvalOptions& o) {
   const CompileOptions& c = o.compile;
@@ -152,8 +166,10 @@ Expected<EvalOptions> eval_options_from_json(const nlohmann::json& j) {
   const std::string backend = r.str("backend", 32, false);
   if (!backend.empty()) {
     auto b = backend_named(backend);
-    if (!b) r.fail(b.error().message());
-    else o.backend = *b;
+    if (!b)
+      r.fail(b.error().message());
+    else
+      o.backend = *b;
   }
   const auto c = j.find("compile");
   if (c != j.end()) {
@@ -168,11 +184,12 @@ Expected<EvalOptions> eval_options_from_json(const nlohmann::json& j) {
         rc.num("memory_limit", 1 << 20, kTiB, static_cast<double>(o.compile.memory_limit)));
     o.compile.max_file_bytes = static_cast<size_t>(
         rc.num("max_file_bytes", 1 << 10, kTiB, static_cast<double>(o.compile.max_file_bytes)));
-    o.compile.max_object_bytes = static_cast<size_t>(rc.num(
-        "max_object_bytes", 1 << 10, kTiB, static_cast<double>(o.compile.max_object_bytes)));
+    o.compile.max_object_bytes = static_cast<size_t>(
+        rc.num("max_object_bytes", 1 << 10, kTiB, static_cast<double>(o.compile.max_object_bytes)));
     o.compile.use_cache = rc.flag("use_cache", true);
     if (const auto f = c->find("extra_flags"); f != c->end()) {
-      if (!f->is_array() || f->size() > 64) rc.fail("'extra_flags' is not a list of 64 at most");
+      if (!f->is_array() || f->size() > 64)
+        rc.fail("'extra_flags' is not a list of 64 at most");
       else
         for (const auto& x : *f) {
           if (!x.is_string() || x.get_ref<const std::string&>().size() > 128) {
@@ -192,14 +209,21 @@ Expected<EvalOptions> eval_options_from_json(const nlohmann::json& j) {
 std::string Job::make_id(const std::string& scope, const std::string& hw_class,
                          const std::string& task_hash, const std::string& source,
                          const nlohmann::json& options) {
-  const nlohmann::json j = {{"scope", scope}, {"class", hw_class}, {"task", task_hash},
-                            {"source", source}, {"options", options}};
+  const nlohmann::json j = {{"scope", scope},
+                            {"class", hw_class},
+                            {"task", task_hash},
+                            {"source", source},
+                            {"options", options}};
   return content_hash(j.dump());
 }
 
 nlohmann::json Job::to_json() const {
-  return {{"v", 1},          {"id", id},         {"scope", scope},
-          {"class", hw_class}, {"task", task_hash}, {"source", source},
+  return {{"v", 1},
+          {"id", id},
+          {"scope", scope},
+          {"class", hw_class},
+          {"task", task_hash},
+          {"source", source},
           {"options", eval_options_to_json(options)}};
 }
 
@@ -228,8 +252,10 @@ Expected<Job> Job::from_json(const nlohmann::json& j) {
 
 nlohmann::json JobResult::to_json() const {
   nlohmann::json j = {{"job", job}, {"worker", worker}, {"fingerprint", fingerprint}};
-  if (!error.empty()) j["error"] = error;
-  else j["result"] = result.to_json();
+  if (!error.empty())
+    j["error"] = error;
+  else
+    j["result"] = result.to_json();
   return j;
 }
 
@@ -279,11 +305,12 @@ Expected<TaskBundle> bundle_from_json(const nlohmann::json& j) {
     bool escapes = name.empty() || name.size() > 255 || p.is_absolute();
     for (const auto& part : p)
       if (part == ".." || part == ".") escapes = true;
-    if (escapes) return Status::error(fmt::format("task bundle: file name '{}' leaves the folder",
-                                                  name.substr(0, 64)));
+    if (escapes)
+      return Status::error(
+          fmt::format("task bundle: file name '{}' leaves the folder", name.substr(0, 64)));
     if (!text.is_string() || text.get_ref<const std::string&>().size() > kMaxTaskFileBytes)
-      return Status::error(fmt::format("task bundle: '{}' is not text under {} bytes", name,
-                                       kMaxTaskFileBytes));
+      return Status::error(
+          fmt::format("task bundle: '{}' is not text under {} bytes", name, kMaxTaskFileBytes));
     b[name] = text.get<std::string>();
   }
   return b;
@@ -302,9 +329,9 @@ Expected<std::filesystem::path> unpack_task(const TaskBundle& b, const std::file
   auto t = load_identified_task(dir);
   if (!t) return t.error().with_context("the task of the job");
   if (t->identity.hash != hash)
-    return Status::error(fmt::format(
-        "the task sent as {} has the identity {}: its files do not match its hash", hash,
-        t->identity.hash));
+    return Status::error(
+        fmt::format("the task sent as {} has the identity {}: its files do not match its hash",
+                    hash, t->identity.hash));
   return dir;
 }
 

@@ -35,6 +35,8 @@ inline constexpr size_t kMaxSourceBytes = size_t{1} << 20;
 inline constexpr size_t kMaxJobBytes = size_t{4} << 20;
 inline constexpr size_t kMaxTaskFiles = 16;
 inline constexpr size_t kMaxTaskFileBytes = size_t{4} << 20;
+// A run's keys (queued, results, done) outlive its last job by a week: long enough to resume it.
+inline constexpr int kRunKeysTtlS = 7 * 24 * 3600;
 
 std::string jobs_key(const std::string& hw_class);
 std::string dead_key(const std::string& hw_class);

@@ -59,8 +59,8 @@ Reply copy_reply(const redisReply* r, int depth) {
 Expected<RedisUrl> RedisUrl::parse(const std::string& text) {
   constexpr std::string_view scheme = "redis://";
   if (text.compare(0, scheme.size(), scheme) != 0)
-    return Status::error(fmt::format("broker URL '{}': expected redis://[:PASSWORD@]HOST[:PORT][/DB]",
-                                     text));
+    return Status::error(
+        fmt::format("broker URL '{}': expected redis://[:PASSWORD@]HOST[:PORT][/DB]", text));
   std::string_view rest = std::string_view(text).substr(scheme.size());
   RedisUrl u;
   if (const size_t at = rest.rfind('@'); at != std::string_view::npos) {

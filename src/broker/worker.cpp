@@ -29,6 +29,8 @@ constexpr const char* kPostScript = R"(
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', '100000', '*', 'job', ARGV[1])
 end
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
 redis.call('XACK', KEYS[3], ARGV[3], ARGV[4])
 redis.call('XDEL', KEYS[3], ARGV[4])
 return 1)";
@@ -164,10 +166,9 @@ Expected<std::optional<Entry>> Worker::reclaim(Redis& r) {
 Expected<std::optional<Entry>> Worker::take(Redis& r) {
   auto claimed = reclaim(r);
   if (!claimed || *claimed) return claimed;
-  auto x = r.command(
-      {"XREADGROUP", "GROUP", kGroup, o_.name, "COUNT", "1", "BLOCK", "1000", "STREAMS", stream(),
-       ">"},
-      2.0);
+  auto x = r.command({"XREADGROUP", "GROUP", kGroup, o_.name, "COUNT", "1", "BLOCK", "1000",
+                      "STREAMS", stream(), ">"},
+                     2.0);
   if (!x) return x.error();
   if (x->is_nil() || x->elements.empty() || x->elements[0].elements.size() < 2 ||
       x->elements[0].elements[1].elements.empty())
@@ -198,7 +199,7 @@ Expected<const CompiledTask*> Worker::task_of(Redis& r, const std::string& hash)
 
 Status Worker::post(Redis& r, const Entry& e, const std::string& scope, const JobResult& res) {
   auto p = r.command({"EVAL", kPostScript, "3", results_key(scope), done_key(scope), stream(),
-                      res.job, res.to_json().dump(), kGroup, e.id});
+                      res.job, res.to_json().dump(), kGroup, e.id, std::to_string(kRunKeysTtlS)});
   if (!p) return p.error();
   ++answered_;
   return {};
@@ -210,9 +211,9 @@ Status Worker::handle(Redis& r, const Entry& e) {
   JobResult res{.job = {}, .worker = o_.name, .fingerprint = machine_.fingerprint};
   if (!job) {
     say(fmt::format("job entry {} cannot be read: {}", e.id, job.error().message()));
-    auto d = r.command({"XADD", dead_key(machine_.fingerprint), "MAXLEN", "~", "10000", "*",
-                        "entry", e.id, "reason", job.error().message(), "job",
-                        e.text.substr(0, 65536)});
+    auto d =
+        r.command({"XADD", dead_key(machine_.fingerprint), "MAXLEN", "~", "10000", "*", "entry",
+                   e.id, "reason", job.error().message(), "job", e.text.substr(0, 65536)});
     if (!d) return d.error();
     // Answered when the coordinator can be told; dropped from the stream either way.
     const bool addressable = j.is_object() && j.contains("id") && j["id"].is_string() &&
@@ -255,8 +256,7 @@ Status Worker::handle(Redis& r, const Entry& e) {
   opts.remeasure = remeasure_machine(opts.threads, o_.cxx);
   const Backend* backend = opts.backend != nullptr ? opts.backend : backends().front();
   // The compile overlaps other jobs' timings; the judge then finds the object in the cache.
-  (void)backend->compile(job->source, entry_shim((*task)->task, ShimKind::candidate),
-                         opts.compile);
+  (void)backend->compile(job->source, entry_shim((*task)->task, ShimKind::candidate), opts.compile);
   Expected<RunResult> judged = Status::error("not judged");
   {
     TimingLock lock;
@@ -267,8 +267,10 @@ Status Worker::handle(Redis& r, const Entry& e) {
     judged = harness.judge((*task)->task, job->source, opts);
   }
   if (interrupted()) return Status::error(kInterrupted);
-  if (!judged) res.error = judged.error().message();
-  else res.result = std::move(*judged);
+  if (!judged)
+    res.error = judged.error().message();
+  else
+    res.result = std::move(*judged);
   say(fmt::format("job {}: {}", job->id.substr(0, 12),
                   res.error.empty() ? std::string(verdict_name(res.result.verdict)) : res.error));
   return post(r, e, job->scope, res);

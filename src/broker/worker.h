@@ -40,7 +40,7 @@ struct WorkerOptions {
   double heartbeat_s = 2;
   double reclaim_after_s = 30;  // a pending job this long without a heartbeat is taken over
   double connect_timeout_s = 5;
-  int max_jobs = 0;  // stop after this many results (0: until stopped)
+  int max_jobs = 0;                             // stop after this many results (0: until stopped)
   std::function<void(const std::string&)> log;  // one line per event; may be empty
 };
 

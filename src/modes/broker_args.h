@@ -9,9 +9,9 @@ namespace kf {
 
 // Judging on `kforge worker`s through Redis (broker/broker_judge.h) instead of on this machine.
 struct BrokerArgs {
-  std::string url;       // redis://...; "": judge here
-  std::string hardware;  // the workers' machine class; "": picked (broker/broker_judge.h)
-  double wait_s = 300;   // how long jobs may wait with no worker of the class alive
+  std::string url;                 // redis://...; "": judge here
+  std::string hardware;            // the workers' machine class; "": picked (broker/broker_judge.h)
+  double wait_s = 300;             // how long jobs may wait with no worker of the class alive
   nlohmann::json to_json() const;  // the URL without its password
   static BrokerArgs from_json(const nlohmann::json& j);
 };

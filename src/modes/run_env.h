@@ -45,7 +45,7 @@ struct RunEnvOptions {
   std::string cxx = "g++";
   std::string simulate;  // a recording to replay instead of judging
   double sim_latency_s = 0;
-  std::string record;                 // a recording to append every judged result to
+  std::string record;  // a recording to append every judged result to
   BrokerArgs broker;
   std::function<void(const std::string&)> progress;  // the broker's lines (waiting for workers)
   bool remeasure = false;             // keys of this run's own measurements: nothing read back
@@ -75,19 +75,19 @@ class RunEnv {
   template <class ModeOptions>
   static RunEnvOptions options_of(const ModeOptions& o, const std::string& run_id) {
     RunEnvOptions e = {.task_dir = o.task_dir,
-            .brain = o.brain,
-            .brain_options = {.sources = o.sources, .llm = o.llm},
-            .backend = o.backend,
-            .target = o.target,
-            .cxx = o.cxx,
-            .simulate = o.simulate,
-            .sim_latency_s = o.sim_latency_s,
-            .record = o.record,
-            .progress = o.progress,
-            .remeasure = o.remeasure,
-            .strategies = o.strategies,
-            .pins = o.pins,
-            .run_id = run_id};
+                       .brain = o.brain,
+                       .brain_options = {.sources = o.sources, .llm = o.llm},
+                       .backend = o.backend,
+                       .target = o.target,
+                       .cxx = o.cxx,
+                       .simulate = o.simulate,
+                       .sim_latency_s = o.sim_latency_s,
+                       .record = o.record,
+                       .progress = o.progress,
+                       .remeasure = o.remeasure,
+                       .strategies = o.strategies,
+                       .pins = o.pins,
+                       .run_id = run_id};
     if constexpr (requires { o.broker; }) e.broker = o.broker;
     return e;
   }

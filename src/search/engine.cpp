@@ -221,7 +221,7 @@ Status Engine::submit(const std::vector<Proposal>& fresh, std::vector<EvalOption
         evaluation_key(p.child.key, env_->task_identity, env_->machine_id, p.child.threads);
     auto stored = store_.find_evaluation(ekey);
     if (stored && stored->has_value()) continue;  // read back, not judged
-    if (left == 0) continue;                        // past the budget: never judged
+    if (left == 0) continue;                      // past the budget: never judged
     --left;
     KF_RETURN_IF_ERROR(env_->judge().submit(env_->compiled.task, p.child.source, options.back()));
   }
