@@ -158,6 +158,13 @@ Expected<std::optional<RunResult>> BrokerJudge::read_result(const std::string& i
   const nlohmann::json j = nlohmann::json::parse(v->str, nullptr, false);
   auto res =
       j.is_discarded() ? Expected<JobResult>(Status::error("not JSON")) : JobResult::from_json(j);
+  if (!res || res->fingerprint != hw_class() || !res->error.empty()) {
+    // No measurement: forgotten, so that a resumed run publishes the job again.
+    auto forget = redis_->command({"HDEL", results_key(o_.scope), id});
+    if (forget) forget = redis_->command({"SREM", queued_key(o_.scope), id});
+    if (!forget) return forget.error();
+    published_.erase(id);
+  }
   if (!res) return res.error().with_context("the result of job " + id);
   if (res->fingerprint != hw_class())
     return Status::error(fmt::format(

@@ -68,7 +68,7 @@ Expected<RedisUrl> RedisUrl::parse(const std::string& text) {
     rest = rest.substr(at + 1);
     const size_t colon = cred.find(':');
     if (colon == std::string_view::npos) {
-      u.password = std::string(cred);
+      u.user = std::string(cred);  // an ACL user whose password comes from the environment
     } else {
       u.user = std::string(cred.substr(0, colon));
       u.password = std::string(cred.substr(colon + 1));
@@ -92,12 +92,13 @@ Expected<RedisUrl> RedisUrl::parse(const std::string& text) {
 }
 
 std::string RedisUrl::display() const {
-  std::string auth = password.empty() ? "" : (user.empty() ? ":***@" : user + ":***@");
+  std::string auth = password.empty() ? (user.empty() ? "" : user + "@")
+                                      : (user.empty() ? ":***@" : user + ":***@");
   return fmt::format("redis://{}{}:{}/{}", auth, host, port, db);
 }
 
 std::string RedisUrl::without_credentials() const {
-  return fmt::format("redis://{}:{}/{}", host, port, db);
+  return fmt::format("redis://{}{}:{}/{}", user.empty() ? "" : user + "@", host, port, db);
 }
 
 void Redis::Free::operator()(redisContext* c) const {

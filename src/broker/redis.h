@@ -28,11 +28,12 @@ struct RedisUrl {
   int port = 6379;
   std::string user, password;  // empty: no AUTH (unless $KFORGE_REDIS_PASSWORD is set)
   int db = 0;
-  // redis://[[user]:password@]host[:port][/db]. Fails naming what is wrong.
+  // redis://[[user]:password@]host[:port][/db], or redis://user@host... (an ACL user whose
+  // password is in the environment). Fails naming what is wrong.
   static Expected<RedisUrl> parse(const std::string& text);
   // The URL with its password hidden, for messages.
   std::string display() const;
-  // The URL without credentials, for the store (a resumed run reads the password again from
+  // The URL without its password, for the store (a resumed run reads the password again from
   // the command line or $KFORGE_REDIS_PASSWORD).
   std::string without_credentials() const;
 };

@@ -14,6 +14,15 @@ struct BrokerArgs {
   double wait_s = 300;             // how long jobs may wait with no worker of the class alive
   nlohmann::json to_json() const;  // the URL without its password
   static BrokerArgs from_json(const nlohmann::json& j);
+  // A resumed run's broker: the stored one, with what was given again (a URL, perhaps with its
+  // password; a class; a wait) in its place.
+  BrokerArgs over(const BrokerArgs& stored) const {
+    BrokerArgs out = stored;
+    if (!url.empty()) out.url = url;
+    if (!hardware.empty()) out.hardware = hardware;
+    if (wait_s != BrokerArgs{}.wait_s) out.wait_s = wait_s;
+    return out;
+  }
 };
 
 }  // namespace kf

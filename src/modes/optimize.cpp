@@ -128,7 +128,8 @@ Expected<bool> Loop::step() {
                                      .machine = &env_->machine,
                                      .target = &env_->target,
                                      .cxx = o_.cxx,
-                                     .stage_times = o_.stage_times,
+                                     // Stage timers run here: on the workers' machine only.
+                                     .stage_times = env_->judge().remote() ? "off" : o_.stage_times,
                                      .stage_time_s = o_.stage_time_s});
   pi.tried = tried_;
   pi.ctx = move_context();
@@ -329,7 +330,7 @@ Expected<OptimizeResult> resume_optimize(const std::string& run_id, Store& store
   o->progress = overrides.progress;
   o->events = overrides.events;
   o->llm = overrides.llm;
-  if (!overrides.broker.url.empty()) o->broker = overrides.broker;
+  o->broker = overrides.broker.over(o->broker);
   Loop loop(*o, store, run_id, true);
   return loop.run();
 }

@@ -91,7 +91,7 @@ struct OptimizeOptions {
   // judged result to a recording.
   std::string simulate, record;
   double sim_latency_s = 0;
-  BrokerArgs broker;  // --broker: judged on workers through Redis
+  BrokerArgs broker;                                 // --broker: judged on workers through Redis
   std::function<void(const std::string&)> progress;  // the console's lines (events.h)
   EventSink* events = nullptr;  // one more sink for the run's events (not owned)
   // The LLM brain's session (settings, budget, record), handed to the brains the run makes; not

@@ -422,7 +422,7 @@ Expected<SearchResult> resume_search(const std::string& run_id, Store& store,
   o->progress = overrides.progress;
   o->events = overrides.events;
   o->llm = overrides.llm;
-  if (!overrides.broker.url.empty()) o->broker = overrides.broker;
+  o->broker = overrides.broker.over(o->broker);
   Engine e(*o, store, run_id, true);
   return e.run();
 }

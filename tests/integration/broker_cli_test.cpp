@@ -255,9 +255,10 @@ TEST(BrokerCli, ACoordinatorKilledAndResumedNeitherLosesNorRepeatsAJob) {
   ASSERT_NE(store->get_run(run)->state, "finished");
   ASSERT_LT(store->attempts(run)->size(), static_cast<size_t>(kCandidates))
       << "killed before the search ended";
+  // The broker's URL is the stored one.
   ProcessResult resumed =
       run_kforge({"search", "--resume", run, "--store", (temp_root() / "coord.db").string(),
-                  "--out", (temp_root() / "coord_out").string(), "--broker", redis.url()},
+                  "--out", (temp_root() / "coord_out").string()},
                  300);
   ASSERT_TRUE(resumed.ok()) << describe(resumed);
   EXPECT_EQ(store->get_run(run)->state, "finished");
@@ -267,6 +268,26 @@ TEST(BrokerCli, ACoordinatorKilledAndResumedNeitherLosesNorRepeatsAJob) {
   // No job was judged twice: the workers judged exactly as many as were published.
   EXPECT_EQ(judged_lines({"ra", "rb"}), jobs);
   EXPECT_EQ(summary_of("coord")["best"]["origin"], "files:a_fast.cpp");
+}
+
+TEST(BrokerCli, OptimizeJudgesOnTheWorkersToo) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.ready());
+  auto w = start_worker(redis, "ow");
+  const fs::path db = temp_root() / "opt.db", out = temp_root() / "opt_out";
+  ProcessResult r =
+      run_kforge({"optimize", kTask.string(), "--brain", "files", "--sources",
+                  make_sources().string(), "--budget-evals", "4", "--min-time", "0.1", "--store",
+                  db.string(), "--out", out.string(), "--broker", redis.url()},
+                 300);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  auto store = open_store_at(db);
+  const std::string run = testing::only_run_in(*store);
+  // Every measurement of the run, the final one included, was a job the worker judged.
+  const int64_t jobs = redis.integer({"SCARD", broker::queued_key(run)});
+  EXPECT_GE(jobs, 4);
+  EXPECT_EQ(judged_lines({"ow"}), jobs);
+  EXPECT_EQ(redis.integer({"HLEN", broker::results_key(run)}), jobs);
 }
 
 TEST(BrokerCli, RedisUnreachableIsAClearError) {
