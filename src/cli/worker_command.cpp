@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
+#include <vector>
 
+#include "broker/broker_judge.h"
+#include "broker/protocol.h"
 #include "broker/worker.h"
 #include "cli/cli_output.h"
 #include "support/interrupt.h"
@@ -42,6 +46,60 @@ int run_worker_command(const WorkerArgs& a) {
   return 0;
 }
 
+// `kforge workers --json` (docs/schemas/workers.schema.json).
+constexpr const char* kWorkersSchema = "kforge-workers/1";
+
+// The workers alive, by class, and each class's queue: what a person checks before a search.
+int run_workers_command(const std::string& broker_url, bool json) {
+  auto url = broker::RedisUrl::parse(broker_url);
+  if (!url) {
+    print_error(url.error().message());
+    return 2;
+  }
+  auto r = broker::Redis::connect(*url, 5.0);
+  if (!r) {
+    print_error(r.error().message());
+    return 1;
+  }
+  auto ws = broker::live_workers(*r);
+  if (!ws) {
+    print_error(ws.error().message());
+    return 1;
+  }
+  std::map<std::string, std::vector<const broker::WorkerInfo*>> by_class;
+  for (const broker::WorkerInfo& w : *ws) by_class[w.fingerprint].push_back(&w);
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& [fp, members] : by_class) {
+    const MachineInfo& m = members.front()->machine;
+    auto queued = r->command({"XLEN", broker::jobs_key(fp)});
+    auto pending = r->command({"XPENDING", broker::jobs_key(fp), broker::kGroup});
+    nlohmann::json names = nlohmann::json::array();
+    for (const broker::WorkerInfo* w : members)
+      names.push_back({{"name", w->name}, {"host", w->host}});
+    classes.push_back(
+        {{"class", fp},
+         {"cpu_model", m.cpu_model},
+         {"cores", m.cores},
+         {"queued", queued ? queued->integer : 0},
+         {"judging", pending && !pending->elements.empty() ? pending->elements[0].integer : 0},
+         {"workers", names}});
+  }
+  if (json) {
+    print_json(kWorkersSchema, {{"broker", url->display()}, {"classes", classes}});
+    return 0;
+  }
+  if (classes.empty()) fmt::print("no worker is alive on {}\n", url->display());
+  for (const nlohmann::json& c : classes) {
+    fmt::print("class {}: {}, {} cores; {} job(s) in the stream, {} being judged\n",
+               c["class"].get<std::string>(), terminal_text(c["cpu_model"].get<std::string>()),
+               c["cores"].get<int>(), c["queued"].get<int64_t>(), c["judging"].get<int64_t>());
+    for (const nlohmann::json& w : c["workers"])
+      fmt::print("  {:<24} on {}\n", terminal_text(w["name"].get<std::string>()),
+                 terminal_text(w["host"].get<std::string>()));
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_broker_options(CLI::App* cmd, BrokerArgs& b) {
@@ -76,6 +134,20 @@ void add_worker_command(CLI::App& app) {
   cmd->add_option("--max-jobs", a->max_jobs, "Leave after this many results (default: never)")
       ->check(CLI::Range(0, 1000000));
   cmd->callback([a] { throw CLI::RuntimeError(run_worker_command(*a)); });
+
+  struct ListArgs {
+    std::string url;
+    bool json = false;
+  };
+  auto l = std::make_shared<ListArgs>();
+  CLI::App* list = app.add_subcommand(
+      "workers", "List the workers alive on a Redis broker, by machine class, with their queues");
+  list->add_option("--broker", l->url, "redis://[:PASSWORD@]HOST[:PORT][/DB]")->required();
+  list->add_flag("--json", l->json,
+                 fmt::format("Print the classes and their workers as one JSON document (schema "
+                             "\"{}\", docs/json.md)",
+                             kWorkersSchema));
+  list->callback([l] { throw CLI::RuntimeError(run_workers_command(l->url, l->json)); });
 }
 
 }  // namespace kf

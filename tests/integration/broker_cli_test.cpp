@@ -353,6 +353,71 @@ TEST(BrokerCli, MalformedJobsAndUnknownResultsAreReportedAndTheSearchGoesOn) {
   expect_each_judged_once("odd", kCandidates);
 }
 
+TEST(BrokerCli, AJobWhoseWorkersKeepDyingIsRecordedFailed) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.ready());
+  // The class of this machine, from a worker that joins and leaves.
+  auto probe = start_worker(redis, "probe");
+  ASSERT_TRUE(wait_until(
+      [&] { return log_text(temp_root() / "probe.log").find("joined") != std::string::npos; }, 60));
+  ProcessResult listed = run_kforge({"workers", "--broker", redis.url()}, 30);
+  ASSERT_TRUE(listed.ok()) << describe(listed);
+  EXPECT_NE(listed.out.find("probe"), std::string::npos) << listed.out;
+  const std::string log = log_text(temp_root() / "probe.log");
+  const std::string cls = log.substr(log.find("class ") + 6, 16);
+  EXPECT_NE(listed.out.find("class " + cls), std::string::npos) << listed.out;
+  ProcessResult as_json = run_kforge({"workers", "--broker", redis.url(), "--json"}, 30);
+  ASSERT_TRUE(as_json.ok()) << describe(as_json);
+  const nlohmann::json doc = nlohmann::json::parse(as_json.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << as_json.out;
+  EXPECT_EQ(doc["classes"][0]["class"], cls);
+  EXPECT_EQ(doc["classes"][0]["workers"][0]["name"], "probe");
+  const fs::path doc_file = temp_root() / "workers.json";
+  ASSERT_TRUE(write_file_atomic(doc_file, as_json.out).ok());
+  const fs::path docs = testing::source_dir() / "docs";
+  auto valid = run_process(
+      {.argv = {"python3", (testing::source_dir() / "tests/support/validate_json.py").string(),
+                (docs / "schemas/workers.schema.json").string(), doc_file.string(),
+                (docs / "schemas").string()},
+       .timeout_s = 60});
+  ASSERT_TRUE(valid.has_value());
+  EXPECT_TRUE(valid->ok()) << valid->out << valid->err;
+  probe->kill();
+  auto r = redis.connect();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_TRUE(r->command({"DEL", broker::worker_key("probe")}));
+  // A job delivered four times to a consumer that never answered (as four workers that died).
+  broker::Job job{.id = "ab12",
+                  .scope = "dying",
+                  .hw_class = cls,
+                  .task_hash = "cd34",
+                  .source = "",
+                  .options = {}};
+  auto id = r->command({"XADD", broker::jobs_key(cls), "*", "job", job.to_json().dump()});
+  ASSERT_TRUE(id.has_value());
+  ASSERT_TRUE(r->command({"XREADGROUP", "GROUP", broker::kGroup, "ghost", "COUNT", "1", "STREAMS",
+                          broker::jobs_key(cls), ">"}));
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(
+        r->command({"XCLAIM", broker::jobs_key(cls), broker::kGroup, "ghost", "0", id->str}));
+  auto w = start_worker(redis, "survivor");
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return redis.integer({"HLEN", broker::results_key("dying")}) == 1;
+      },
+      60))
+      << log_text(temp_root() / "survivor.log");
+  auto answer = r->command({"HGET", broker::results_key("dying"), "ab12"});
+  ASSERT_TRUE(answer.has_value());
+  auto res = broker::JobResult::from_json(nlohmann::json::parse(answer->str));
+  ASSERT_TRUE(res.has_value()) << answer->str;
+  EXPECT_EQ(res->result.verdict, Verdict::crash);
+  EXPECT_NE(res->result.message.find("each stopped answering while judging it: recorded failed"),
+            std::string::npos)
+      << res->result.message;
+  EXPECT_EQ(redis.integer({"XLEN", broker::jobs_key(cls)}), 0);  // acknowledged and dropped
+}
+
 TEST(BrokerCli, WorkersOfAnotherMachineAreNamedNotUsed) {
   RedisServer redis;
   ASSERT_TRUE(redis.ready());

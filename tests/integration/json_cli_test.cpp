@@ -125,7 +125,8 @@ TEST(JsonCli, EverySubcommandHasADocumentedSchemaAndAJsonFlag) {
   for (const std::string& command : commands) {
     ProcessResult help = run_kforge({command, "--help"});
     ASSERT_TRUE(help.ok()) << describe(help);
-    if (command == "llm-serve" || command == "serve") {  // servers: no result, no --json
+    // Servers (and a worker, which serves jobs): no result, no --json.
+    if (command == "llm-serve" || command == "serve" || command == "worker") {
       EXPECT_FALSE(rows.count(command));
       EXPECT_EQ(help.out.find("--json"), std::string::npos) << help.out;
       continue;
