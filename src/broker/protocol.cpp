@@ -224,6 +224,7 @@ nlohmann::json Job::to_json() const {
           {"class", hw_class},
           {"task", task_hash},
           {"source", source},
+          {"origin", options.origin},
           {"options", eval_options_to_json(options)}};
 }
 
@@ -237,6 +238,7 @@ Expected<Job> Job::from_json(const nlohmann::json& j) {
   job.hw_class = r.str("class", 64);
   job.task_hash = r.str("task", 64);
   job.source = r.str("source", kMaxSourceBytes);
+  const std::string origin = r.str("origin", 256, false);
   if (!r.error().empty()) return Status::error(r.error());
   if (!hex_id(job.id, 64)) return Status::error("job: 'id' is not hex digits");
   if (!hex_id(job.task_hash, 64)) return Status::error("job: 'task' is not hex digits");
@@ -247,6 +249,7 @@ Expected<Job> Job::from_json(const nlohmann::json& j) {
   auto opts = eval_options_from_json(*o);
   if (!opts) return opts.error();
   job.options = std::move(*opts);
+  job.options.origin = origin;
   return job;
 }
 

@@ -52,7 +52,7 @@ struct Job {
   std::string hw_class;  // the machine fingerprint the job must be judged on
   std::string task_hash;
   std::string source;
-  EvalOptions options;  // what eval_options_to_json carries
+  EvalOptions options;  // what eval_options_to_json carries, and the origin (not in the id)
 
   nlohmann::json to_json() const;
   // Fails naming the first missing, mistyped or out-of-bounds field.

@@ -261,8 +261,9 @@ Status Worker::handle(Redis& r, const Entry& e) {
   {
     TimingLock lock;
     if (interrupted()) return Status::error(kInterrupted);
-    say(fmt::format("judging job {} ({})", job->id.substr(0, 12),
-                    opts.label.empty() ? (*task)->task.name : opts.label));
+    say(fmt::format("judging job {} ({}: {}{})", job->id.substr(0, 12), (*task)->task.name,
+                    opts.origin.empty() ? "a candidate" : opts.origin,
+                    opts.label.empty() ? "" : ", " + opts.label));
     agents::HarnessJudge harness;
     judged = harness.judge((*task)->task, job->source, opts);
   }

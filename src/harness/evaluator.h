@@ -84,6 +84,9 @@ struct EvalOptions {
   // What this measurement is for, when a caller measures one candidate more than once ("final",
   // "confirm:7"); the harness ignores it, recordings of measurements key on it.
   std::string label;
+  // Where the candidate came from, for people ("builtin:tile_loops"); the harness ignores it,
+  // a broker's job carries it to the worker's log.
+  std::string origin;
 };
 
 // The ceilings of a probed machine at a thread count.

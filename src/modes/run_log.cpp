@@ -128,6 +128,7 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   } else {
     EvalOptions e = options;
     e.label = label;
+    e.origin = candidate_label(c);
     // An interrupted run records nothing more: a judgement cut short is not a verdict on the
     // candidate, and a resume measures it again (support/interrupt.h).
     if (interrupted()) return Status::error(kInterrupted);

@@ -288,6 +288,9 @@ TEST(BrokerCli, OptimizeJudgesOnTheWorkersToo) {
   EXPECT_GE(jobs, 4);
   EXPECT_EQ(judged_lines({"ow"}), jobs);
   EXPECT_EQ(redis.integer({"HLEN", broker::results_key(run)}), jobs);
+  // A job carries where its candidate came from, for the worker's log.
+  EXPECT_NE(log_text(temp_root() / "ow.log").find("(written_rmsnorm: files:"), std::string::npos)
+      << log_text(temp_root() / "ow.log");
 }
 
 TEST(BrokerCli, RedisUnreachableIsAClearError) {

@@ -46,6 +46,7 @@ Job sample_job() {
   o.min_time_s = 0.25;
   o.stop_slower_than_s = 0.01;
   o.label = "confirm:3";
+  o.origin = "files:a.cpp";
   o.compile.extra_flags = {"-mno-avx512f"};
   Job j{.id = {},
         .scope = "r1",
@@ -65,9 +66,14 @@ TEST(Job, RoundTripsAndItsIdFollowsItsContents) {
   EXPECT_EQ(back->options.threads, 2);
   EXPECT_EQ(back->options.seed, 18446744073709551615ull);
   EXPECT_EQ(back->options.label, "confirm:3");
+  EXPECT_EQ(back->options.origin, "files:a.cpp");
   EXPECT_EQ(back->options.compile.extra_flags, j.options.compile.extra_flags);
   EXPECT_EQ(eval_options_to_json(back->options), eval_options_to_json(j.options));
   Job other = j;
+  other.options.origin = "elsewhere";  // where it came from is not what is judged
+  EXPECT_EQ(Job::make_id(other.scope, other.hw_class, other.task_hash, other.source,
+                         eval_options_to_json(other.options)),
+            j.id);
   other.options.threads = 1;
   EXPECT_NE(Job::make_id(other.scope, other.hw_class, other.task_hash, other.source,
                          eval_options_to_json(other.options)),
