@@ -291,8 +291,14 @@ void Worker::job_loop(int slot) {
     }
     auto e = take(*r);
     if (!e) {
-      say(e.error().message());
-      r.reset();
+      // The stream or its group was deleted (a person cleaning Redis): made again, empty.
+      const bool no_group = e.error().message().find("NOGROUP") != std::string::npos;
+      say(e.error().message() + (no_group ? ": the job stream is made again" : "; trying again"));
+      if (no_group)
+        (void)r->command({"XGROUP", "CREATE", stream(), kGroup, "0", "MKSTREAM"});
+      else
+        r.reset();
+      std::this_thread::sleep_for(std::chrono::seconds(1));
       continue;
     }
     if (!*e) continue;

@@ -223,7 +223,9 @@ Status Engine::submit(const std::vector<Proposal>& fresh, std::vector<EvalOption
     if (stored && stored->has_value()) continue;  // read back, not judged
     if (left == 0) continue;                      // past the budget: never judged
     --left;
-    KF_RETURN_IF_ERROR(env_->judge().submit(env_->compiled.task, p.child.source, options.back()));
+    EvalOptions e = options.back();
+    e.origin = candidate_label(p.child);  // as the run log gives it (not part of the job's id)
+    KF_RETURN_IF_ERROR(env_->judge().submit(env_->compiled.task, p.child.source, e));
   }
   return {};
 }

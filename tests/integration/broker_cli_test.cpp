@@ -227,6 +227,7 @@ TEST(BrokerCli, AWorkerKilledMidJobLosesNothingAndTheBestIsTheSame) {
   for (const char* w : {"w2", "w3", "w4"})
     logs += log_text(temp_root() / (std::string(w) + ".log"));
   EXPECT_NE(logs.find("took over job entry"), std::string::npos) << logs;
+  EXPECT_NE(logs.find("(written_rmsnorm: files:slow_"), std::string::npos) << logs;
   for (const std::string tag : {"calm", "kill"}) {
     auto store = open_store_at(temp_root() / (tag + ".db"));
     const std::string run = testing::only_run_in(*store);
