@@ -64,6 +64,12 @@ class TimingLock {
   int fd_ = -1;
 };
 
+std::string host_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
 struct Entry {
   std::string id;    // the stream entry's id
   std::string text;  // its 'job' field ("" when it has none)
@@ -112,10 +118,8 @@ class Worker {
 };
 
 Status Worker::register_self(Redis& r) const {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
   const nlohmann::json info = {{"name", o_.name},
-                               {"host", host},
+                               {"host", host_name()},
                                {"pid", ::getpid()},
                                {"jobs", o_.jobs},
                                {"fingerprint", machine_.fingerprint},
@@ -351,10 +355,8 @@ Status Worker::run() {
 }  // namespace
 
 std::string default_worker_name() {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
   std::string name;
-  for (char c : std::string(host))
+  for (char c : host_name())
     name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
   return fmt::format("{}-{}", name.empty() ? "worker" : name, ::getpid());
 }

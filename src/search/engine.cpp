@@ -53,6 +53,8 @@ class Engine {
   // One batch of proposals: duplicates become edges, the rest are compiled in parallel and
   // judged in order. Returns the nodes they became, for the policy.
   Expected<std::vector<Node*>> process(std::vector<Proposal> batch);
+  // Whether the proposal's measurement is in the store (read back, not judged).
+  bool stored(const Proposal& p) const;
   void precompile(const std::vector<Proposal>& fresh);
   // Hands a remote judge the batch's jobs (those within the budget and not stored), with the
   // options each is judged with (in `options`, one per proposal).
@@ -192,14 +194,17 @@ Status Engine::judge_root() {
   return {};
 }
 
+bool Engine::stored(const Proposal& p) const {
+  auto found = store_.find_evaluation(
+      evaluation_key(p.child.key, env_->task_identity, env_->machine_id, p.child.threads));
+  return found && found->has_value();
+}
+
 void Engine::precompile(const std::vector<Proposal>& fresh) {
   if (o_.jobs <= 1 || env_->simulated() || fresh.size() < 2) return;
   std::vector<std::pair<std::string, CompileOptions>> work;
   for (const Proposal& p : fresh) {
-    const std::string ekey =
-        evaluation_key(p.child.key, env_->task_identity, env_->machine_id, p.child.threads);
-    auto stored = store_.find_evaluation(ekey);
-    if (stored && stored->has_value()) continue;  // read back, not judged: nothing to compile
+    if (stored(p)) continue;  // read back, not judged: nothing to compile
     work.emplace_back(p.child.source, eval_options(p.child.threads, "search").compile);
   }
   const EntryShim shim = entry_shim(env_->compiled.task, ShimKind::candidate);
@@ -217,11 +222,8 @@ Status Engine::submit(const std::vector<Proposal>& fresh, std::vector<EvalOption
   size_t left = static_cast<size_t>(std::max(0, o_.budget_evals - log_->evaluations()));
   for (const Proposal& p : fresh) {
     options.push_back(eval_options(p.child.threads, "search"));
-    const std::string ekey =
-        evaluation_key(p.child.key, env_->task_identity, env_->machine_id, p.child.threads);
-    auto stored = store_.find_evaluation(ekey);
-    if (stored && stored->has_value()) continue;  // read back, not judged
-    if (left == 0) continue;                      // past the budget: never judged
+    if (stored(p)) continue;  // read back, not judged
+    if (left == 0) continue;  // past the budget: never judged
     --left;
     EvalOptions e = options.back();
     e.origin = candidate_label(p.child);  // as the run log gives it (not part of the job's id)
