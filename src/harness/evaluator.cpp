@@ -105,7 +105,7 @@ Expected<RunResult> evaluate(const Task& task, const std::string& candidate_sour
     res.rival_name = o.rival_name;
   }
   const Solution cand_s{cand.so_path, ShimKind::candidate, &backend};
-  const Solution oracle_s{oracle.so_path, ShimKind::oracle};
+  const Solution oracle_s{oracle.so_path, ShimKind::oracle, &cpu_backend(), oracle.info.key};
 
   auto tests_ok = judge.check_test_shapes(cand_s, oracle_s);
   if (!tests_ok) return tests_ok.error();

@@ -10,6 +10,7 @@
 
 #include "harness/bench_inputs.h"
 #include "harness/evaluator_judge.h"
+#include "harness/oracle_cache.h"
 #include "harness/placement.h"
 #include "harness/side_by_side.h"
 #include "harness/timer.h"
@@ -30,12 +31,33 @@ constexpr double kMinEscapedCpuS = 0.01;
 constexpr int kMinEscapedThreads = 4;
 constexpr double kMinExcessCpuS = 0.05;
 
+OracleOutputs pointers(const std::vector<std::vector<double>>& full) {
+  OracleOutputs p;
+  for (const auto& out : full) p.push_back(out.data());
+  return p;
+}
+
+std::vector<std::vector<double>> copy_outputs(const Task& task, const ShapeInstance& inst,
+                                              const OracleOutputs& full) {
+  std::vector<std::vector<double>> c;
+  for (size_t o = 0; o < full.size(); ++o) {
+    const size_t n = inst.elements[task.inputs.size() + o];
+    c.emplace_back(full[o], full[o] + n);
+  }
+  return c;
+}
+
 }  // namespace
 
 struct Judge::Bench {
   ShapeInstance inst;
   int slots = 2;
-  std::unique_ptr<Worker> oracle;
+  std::unique_ptr<Worker> oracle;  // null when the answers came from OracleCache
+  uint64_t input_seed = 0;
+  std::vector<uint64_t> sample_seeds;  // per output
+  std::string cache_key;               // empty: the answers are not cached (too large, or off)
+  std::shared_ptr<const OracleRecord> cached;
+  std::shared_ptr<OracleRecord> filling;  // a miss's answers, kept once every content has one
   std::vector<std::unique_ptr<Worker>> workers;  // the candidate first, then the others
   std::vector<TimedSolution> timed;              // the same order
   // Where each other solution's timing goes in the result (index 0, the candidate, unused).
@@ -45,7 +67,7 @@ struct Judge::Bench {
   std::vector<std::vector<size_t>> sampled;  // per output: the elements answers keep
   std::vector<std::vector<ContentId>> held;  // [solution][slot]
   std::vector<int> granted_cpus;             // the timed workers' CPUs (empty: any)
-  int full_content = 0;  // the content whose full answer the oracle worker's buffers hold
+  int full_content = 0;                      // the content whose full answer the oracle holds
   double warm_s = 0;
   SideBySide timing;
   Worker& cand() { return *workers.front(); }
@@ -55,12 +77,16 @@ Expected<bool> Judge::start_bench_workers(Bench& b, const Solution& cand, const 
                                           const std::optional<Solution>& reference,
                                           const std::optional<Solution>& baseline,
                                           const std::optional<Solution>& rival) {
-  // The oracle first: it is not timed, and it takes what memory is left in small blocks.
-  auto ow = start_worker(task_, b.inst, oracle, 1, o_);
-  if (!ow) return ow.error();
-  if (auto* f = (*ow)->fault()) return Status::error("the task's reference (oracle) " + f->message);
-  b.oracle = std::move(*ow);
-  b.oracle->pause();
+  // The oracle first: it is not timed, and it takes what memory is left in small blocks. It is
+  // not started when its answers at these inputs are known.
+  if (!b.cached) {
+    auto ow = start_worker(task_, b.inst, oracle, 1, o_);
+    if (!ow) return ow.error();
+    if (auto* f = (*ow)->fault())
+      return Status::error("the task's reference (oracle) " + f->message);
+    b.oracle = std::move(*ow);
+    b.oracle->pause();
+  }
 
   struct Role {
     const Solution* solution;
@@ -129,24 +155,42 @@ Expected<double> Judge::run_oracle(Bench& b, int content) {
   a.clear();
   for (size_t o = 0; o < full.size(); ++o) a.push_back(take_sample(full[o], b.sampled[o]));
   b.full_content = content;
+  if (b.filling && content == 0) b.filling->first = copy_outputs(task_, b.inst, full);
   return orc.seconds;
+}
+
+// The oracle's full answer for the content it answered last (`last`), or for content 0.
+OracleOutputs Judge::full_answer(const Bench& b, bool last) const {
+  if (b.oracle) return worker_outputs(task_, *b.oracle);
+  return pointers(last ? b.cached->last : b.cached->first);
 }
 
 // Draws the inputs, asks the oracle for base 0, decides how many contents the oracle can answer
 // for, and fills every timed worker's slots.
 Expected<bool> Judge::prepare_inputs(Bench& b) {
-  auto in = BenchInputs::create(task_, b.inst, b.slots, next_seed());
+  auto in = BenchInputs::create(task_, b.inst, b.slots, b.input_seed);
   if (!in) return in.error();
   b.inputs.emplace(std::move(*in));
-  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
-    b.sampled.push_back(sample_indices(b.inst.elements[t], kSampledPerOutput, next_seed()));
-  note("running the f64 oracle at the bench shape");
-  auto first = run_oracle(b, 0);
-  if (!first) return first.error();
-  // Every base costs two oracle runs (its variants); at least one base, at most one per slot.
-  const double extra = std::max(1.0, std::floor(o_.bench_oracle_budget_s / std::max(*first, 1e-6)));
-  const int bases = std::clamp(static_cast<int>((1 + extra) / 2), 1, b.slots);
-  KF_RETURN_IF_ERROR(b.inputs->add_bases(bases));
+  for (size_t o = 0; o < b.sample_seeds.size(); ++o)
+    b.sampled.push_back(sample_indices(b.inst.elements[task_.inputs.size() + o], kSampledPerOutput,
+                                       b.sample_seeds[o]));
+  if (b.cached) {
+    note(
+        "the f64 oracle's answers at the bench shape are known (the same inputs as an earlier "
+        "evaluation)");
+    KF_RETURN_IF_ERROR(b.inputs->add_bases(b.cached->bases));
+    b.answers = b.cached->answers;
+    b.full_content = b.inputs->contents() - 1;
+  } else {
+    note("running the f64 oracle at the bench shape");
+    auto first = run_oracle(b, 0);
+    if (!first) return first.error();
+    // Every base costs two oracle runs (its variants); at least one base, at most one per slot.
+    const double extra =
+        std::max(1.0, std::floor(o_.bench_oracle_budget_s / std::max(*first, 1e-6)));
+    const int bases = std::clamp(static_cast<int>((1 + extra) / 2), 1, b.slots);
+    KF_RETURN_IF_ERROR(b.inputs->add_bases(bases));
+  }
   b.held.assign(b.timed.size(), {});
   for (size_t i = 0; i < b.timed.size(); ++i)
     for (int s = 0; s < b.slots; ++s) {
@@ -171,7 +215,7 @@ Expected<bool> Judge::warm_up(Bench& b) {
   check_side_effects(cw, hash, 0, warm.seconds, fmt::format("at {}", b.inst.label()));
   cw.pause();
   if (failed_) return false;
-  CompareResult c = compare_outputs(task_, b.inst, cw, 0, worker_outputs(task_, *b.oracle));
+  CompareResult c = compare_outputs(task_, b.inst, cw, 0, full_answer(b, false));
   record(b.inst, seed_, c, false);
   if (!c.passed) {
     fail(Verdict::wrong_answer,
@@ -190,7 +234,7 @@ Expected<bool> Judge::warm_up(Bench& b) {
     return false;
   }
   b.warm_s = std::min(warm.seconds, again.seconds);
-  c = compare_outputs(task_, b.inst, cw, 0, worker_outputs(task_, *b.oracle));
+  c = compare_outputs(task_, b.inst, cw, 0, full_answer(b, false));
   if (!c.passed) {
     fail(Verdict::wrong_answer,
          fmt::format("wrong answer at {} on a second call (--seed {} replays the run): {}",
@@ -217,9 +261,17 @@ Expected<bool> Judge::warm_up(Bench& b) {
 
 // The oracle's answers for the other contents, then the timing loop.
 Expected<bool> Judge::time_bench(Bench& b) {
-  for (int c = 1; c < b.inputs->contents(); ++c) {
-    auto s = run_oracle(b, c);
-    if (!s) return s.error();
+  if (!b.cached) {
+    for (int c = 1; c < b.inputs->contents(); ++c) {
+      auto s = run_oracle(b, c);
+      if (!s) return s.error();
+    }
+    if (b.filling) {
+      b.filling->bases = b.inputs->bases();
+      b.filling->answers = b.answers;
+      b.filling->last = copy_outputs(task_, b.inst, worker_outputs(task_, *b.oracle));
+      OracleCache::process().put(b.cache_key, std::move(b.filling));
+    }
   }
   Worker& cw = b.cand();
   // Protocol overhead: the fastest of a few empty round trips, each from a stopped worker like
@@ -297,7 +349,7 @@ bool Judge::verify_after_timing(Bench& b) {
     fail(r.verdict, fmt::format("after timing at {}: {}", b.inst.label(), r.message));
     return false;
   }
-  CompareResult c = compare_outputs(task_, b.inst, cw, slot, worker_outputs(task_, *b.oracle));
+  CompareResult c = compare_outputs(task_, b.inst, cw, slot, full_answer(b, true));
   record(b.inst, seed_, c, true);
   if (!c.passed) {
     fail(Verdict::wrong_answer,
@@ -414,6 +466,22 @@ void Judge::judge_roofline(const ShapeInstance& inst) {
           "matched, but the time cannot be real"});
 }
 
+// Draws the bench inputs' seeds and looks their answers up in OracleCache; a miss whose full
+// answers (two copies of the outputs in f64) fit the cache will fill it.
+void Judge::find_oracle_answers(Bench& b, const Solution& oracle) {
+  b.input_seed = next_seed();
+  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
+    b.sample_seeds.push_back(next_seed());
+  OracleCache& cache = OracleCache::process();
+  size_t full_bytes = 0;
+  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
+    full_bytes += 2 * b.inst.elements[t] * sizeof(double);
+  if (oracle.id.empty() || full_bytes > cache.capacity() / 8) return;
+  b.cache_key = oracle_cache_key(task_, b.inst, oracle.id, b.slots, b.input_seed, b.sample_seeds);
+  b.cached = cache.find(b.cache_key);
+  if (!b.cached) b.filling = std::make_shared<OracleRecord>();
+}
+
 Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
                             const std::optional<Solution>& reference,
                             const std::optional<Solution>& baseline,
@@ -428,6 +496,7 @@ Expected<bool> Judge::bench(const Solution& cand, const Solution& oracle,
       static_cast<int>(std::clamp<size_t>((size_t{128} << 20) / std::max<size_t>(bytes, 1), 2, 8));
   note(fmt::format("bench shape {}: {} input sets of {:.1f} MiB", b.inst.label(), b.slots,
                    static_cast<double>(bytes) / (1 << 20)));
+  find_oracle_answers(b, oracle);
   auto started = start_bench_workers(b, cand, oracle, reference, baseline, rival);
   if (!started) return started.error();
   if (!*started) return false;

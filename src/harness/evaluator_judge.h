@@ -27,6 +27,7 @@ struct Solution {
   std::string so;
   ShimKind kind;
   const Backend* backend = &cpu_backend();  // what runs it
+  std::string id;  // its compiled object's key (the oracle's names its answers in OracleCache)
 };
 
 std::vector<BufferSpec> layout_for(const Task& task, const ShapeInstance& inst, ShimKind kind);
@@ -83,7 +84,9 @@ class Judge {
                                      const std::optional<Solution>& reference,
                                      const std::optional<Solution>& baseline,
                                      const std::optional<Solution>& rival);
+  void find_oracle_answers(Bench& b, const Solution& oracle);
   Expected<double> run_oracle(Bench& b, int content);
+  OracleOutputs full_answer(const Bench& b, bool last) const;
   Expected<bool> prepare_inputs(Bench& b);
   Expected<bool> warm_up(Bench& b);
   Expected<bool> time_bench(Bench& b);
