@@ -524,6 +524,7 @@ Pipeline make_pipeline(const te::Program& program, const Task& task) {
     }
     ++i;
   }
+  substitute_layout_copies(p);
   for (Stage& s : p.stages) {
     s.loops = default_loops(s);
     s.storage_order.resize(s.vars.size());

@@ -137,6 +137,8 @@ struct Stage {
 struct Pipeline {
   const Task* task = nullptr;
   std::vector<Stage> stages;  // evaluation order
+  // Layout copies make_pipeline substituted into their readers (substitute_layout_copies).
+  std::vector<std::string> substituted;
 
   int find(const std::string& name) const;  // index into stages, or -1
   // Stages whose definition reads stage `s` (directly), ascending.
@@ -153,6 +155,13 @@ struct Pipeline {
 
 // Builds the default-scheduled pipeline of a checked program (see the normalization above).
 Pipeline make_pipeline(const te::Program& program, const Task& task);
+
+// The last normalization of make_pipeline: a stage that only copies an input with its dims
+// permuted (`Bt[k, j] = B[j, k]`), each over the input's whole dim, and that only reductions
+// read, is substituted into them and removed (its name is kept in `substituted`): the layout an
+// operand is read in is the schedule's choice (cache_read + reorder_storage), so a product
+// written with a transpose stage and one written directly are the same pipeline.
+void substitute_layout_copies(Pipeline& p);
 
 // The default loops of a stage: its LHS vars in order, then its loop reduction vars.
 std::vector<Loop> default_loops(const Stage& s);

@@ -2,6 +2,7 @@
 // (loop_primitives.cpp, stage_primitives.cpp).
 #include "schedule/primitives.h"
 
+#include <algorithm>
 #include <map>
 
 #include "schedule/primitive_table.h"
@@ -27,6 +28,10 @@ Expected<int> find_stage(const Pipeline& p, const std::string& name, bool need_l
   if (i < 0) {
     std::vector<std::string> names;
     for (const Stage& s : p.stages) names.push_back(s.name);
+    if (std::find(p.substituted.begin(), p.substituted.end(), name) != p.substituted.end())
+      return Status::error("no stage named '" + name +
+                           "': it only copies an input in another layout for reductions, so its "
+                           "readers read the input directly (pack it with cache_read)");
     return Status::error("no stage named '" + name + "' (stages: " + join(names) + ")");
   }
   if (need_loops && p.stages[i].compute.kind == ComputeKind::inlined)

@@ -79,7 +79,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "bench/jaxbench/50_matmul_gelu_softmax", "tests/golden/tasks/scan",
                       "tests/golden/tasks/argmax_rows", "tests/golden/tasks/gather_pad",
                       "tests/golden/tasks/bf16_softmax", "tests/golden/tasks/f64_layernorm",
-                      "tests/golden/tasks/convt1d_s3"),
+                      "tests/golden/tasks/convt1d_s3", "bench/outside/gemm_nt_staged"),
     [](const auto& info) {
       std::string n = std::filesystem::path(info.param).filename().string();
       return n.substr(n.find_first_not_of("0123456789_"));

@@ -80,3 +80,59 @@ TEST(SchedulePipeline, InsertStageKeepsReferencesValid) {
 
 }  // namespace
 }  // namespace kf::sched
+
+namespace kf::sched {
+namespace {
+
+Pipeline pipeline_with_spec(const std::string& spec) {
+  Task task = testing::task_at("bench/outside/gemm_nt_staged");
+  task.te_spec = spec;
+  static std::vector<std::unique_ptr<Task>> kept;  // the pipeline points at its task
+  kept.push_back(std::make_unique<Task>(std::move(task)));
+  return testing::pipeline_of(*kept.back());
+}
+
+// A transpose stage read only by a product names a layout: substituted, the two ways of writing
+// C = A B^T are one pipeline, and a schedule naming the stage hears why it is gone.
+TEST(SchedulePipeline, ALayoutCopyReadOnlyByAReductionIsSubstituted) {
+  Task staged = testing::task_at("bench/outside/gemm_nt_staged");
+  Task direct = testing::task_at("bench/outside/gemm_nt");
+  Pipeline ps = pipeline_of(staged), pd = pipeline_of(direct);
+  EXPECT_EQ(ps.to_string(), pd.to_string());
+  EXPECT_EQ(ps.to_string(),
+            "stage C[i in 0..M, j in 0..N] = sum(k in 0..K: (A[i, k] * B[j, k])) -> output 0\n"
+            "  loops: i j k\n"
+            "  compute: root\n");
+  EXPECT_EQ(ps.substituted, std::vector<std::string>{"Bt"});
+  EXPECT_TRUE(pd.substituted.empty());
+  const std::string err = testing::schedule_error(staged, "compute_root Bt\n");
+  EXPECT_NE(err.find("only copies an input in another layout"), std::string::npos) << err;
+  // The packing the copy stood for is the schedule's: a panel of B per tile.
+  EXPECT_EQ(testing::schedule_error(staged, "cache_read B C Bp\nreorder_storage Bp k j\n"), "");
+}
+
+TEST(SchedulePipeline, ACopyThatIsMoreThanALayoutStays) {
+  // Read by an elementwise stage too: the copy may be the point.
+  EXPECT_EQ(pipeline_with_spec("Bt[k, j] = B[j, k]\n"
+                               "C[i, j] = sum(k: A[i, k] * Bt[k, j]) + Bt[0, j]\n")
+                .substituted,
+            std::vector<std::string>{});
+  // Arithmetic in the copy.
+  EXPECT_TRUE(pipeline_with_spec("Bt[k, j] = 2 * B[j, k]\nC[i, j] = sum(k: A[i, k] * Bt[k, j])\n")
+                  .substituted.empty());
+  // A copy of a stage, not of an input.
+  EXPECT_TRUE(pipeline_with_spec("E[j, k] = exp(B[j, k])\nEt[k, j] = E[j, k]\n"
+                                 "C[i, j] = sum(k: A[i, k] * Et[k, j])\n")
+                  .substituted.empty());
+}
+
+TEST(SchedulePipeline, ASubstitutedCopyKeepsItsReadersOutOfRangeValue) {
+  Pipeline p =
+      pipeline_with_spec("Bt[k, j] = B[j, k]\nC[i, j] = sum(k: A[i, k] * (Bt[k + 1, j] else 0))\n");
+  EXPECT_EQ(p.substituted, std::vector<std::string>{"Bt"});
+  ASSERT_EQ(p.stages.size(), 1u);
+  EXPECT_EQ(te::to_string(p.stages[0].body), "sum(: (A[i, k] * (B[j, (k + 1)] else 0)))");
+}
+
+}  // namespace
+}  // namespace kf::sched
