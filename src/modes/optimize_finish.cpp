@@ -10,8 +10,17 @@ Expected<bool> Loop::tune_best(int budget, agents::TuneScope scope) {
   std::optional<Status> failure;
   std::optional<std::pair<CandidateMsg, RunResult>> near;  // faster by the median only
   agents::MeasureFn fn = [&](const CandidateMsg& c) -> std::optional<double> {
-    if (failure || !budget_left()) return std::nullopt;
-    auto t = measure(c, "tune", c.origin);
+    if (failure) return std::nullopt;
+    // A setting this run measured already (the same best tuned again after a strategy that
+    // did not win) is read back and spends nothing.
+    auto known = log_->measured_in_run(c);
+    if (!known) {
+      failure = known.error();
+      return std::nullopt;
+    }
+    if (!*known && !budget_left()) return std::nullopt;
+    Expected<RunResult> t =
+        *known ? Expected<RunResult>(std::move(**known)) : measure(c, "tune", c.origin);
     if (!t) {
       failure = t.error();
       return std::nullopt;

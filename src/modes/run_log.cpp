@@ -105,6 +105,17 @@ Status RunLog::put_candidate(const agents::CandidateMsg& c) {
                       {"brain", c_.brain}}});
 }
 
+Expected<std::optional<RunResult>> RunLog::measured_in_run(const agents::CandidateMsg& c) const {
+  const std::string ekey = evaluation_key(c.key, c_.task_identity, c_.machine_id, c.threads);
+  if (!run_keys_.contains(ekey)) return std::optional<RunResult>();
+  auto found = c_.store->find_evaluation(ekey);
+  if (!found) return found.error();
+  if (!found->has_value()) return std::optional<RunResult>();
+  auto back = RunResult::from_json((*found)->result);
+  if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
+  return std::optional<RunResult>(std::move(*back));
+}
+
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
                                     const std::string& strategy, const EvalOptions& options,
                                     const nlohmann::json& extra) {

@@ -92,6 +92,10 @@ class RunLog {
   Expected<RunResult> measure(const agents::CandidateMsg& c, const std::string& kind,
                               const std::string& strategy, const EvalOptions& options,
                               const nlohmann::json& extra = nlohmann::json::object());
+  // `c`'s search measurement when this run has measured it already (nullopt otherwise): a
+  // tuner that comes back to a setting it tried reads it here instead of spending budget on
+  // the same candidate again. Fails when the store does.
+  Expected<std::optional<RunResult>> measured_in_run(const agents::CandidateMsg& c) const;
   // An attempt that judged nothing (a plan that did not apply, a task edit found on resume).
   Status note_attempt(const std::string& kind, const std::string& strategy,
                       const std::string& verdict, const nlohmann::json& detail);

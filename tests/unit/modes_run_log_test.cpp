@@ -114,6 +114,34 @@ TEST_F(RunLogTest, ACandidateMeasuredOnceIsReadBackAfterwards) {
   EXPECT_EQ(judged[1].speedup_vs_naive, 2.0);
 }
 
+// What the tuner asks before measuring a setting again: only this run's measurements answer,
+// and asking spends nothing and stores nothing.
+TEST_F(RunLogTest, MeasuredInRunAnswersOnlyForThisRunsMeasurements) {
+  {
+    RunLog earlier = make_log();  // run r1 measures k1
+    ASSERT_TRUE(earlier.measure(candidate("k1", "xx"), "baseline", "default", {}));
+  }
+  ASSERT_TRUE(store.create_run({.id = "r2", .task_name = "t", .mode = "optimize"}).ok());
+  RunLog log = make_log("r2");
+  auto before = log.measured_in_run(candidate("k1", "xx"));
+  ASSERT_TRUE(before) << before.error().message();
+  EXPECT_FALSE(before->has_value()) << "r1's measurement is not this run's";
+  ASSERT_TRUE(log.measure(candidate("k2", "xxxx"), "tune", "t", {}));
+  auto known = log.measured_in_run(candidate("k2", "xxxx"));
+  ASSERT_TRUE(known) << known.error().message();
+  ASSERT_TRUE(known->has_value());
+  ASSERT_TRUE((*known)->timing);
+  EXPECT_DOUBLE_EQ((*known)->timing->min_s, 4e-3);
+  auto other_threads = candidate("k2", "xxxx");
+  other_threads.threads = 2;
+  auto at2 = log.measured_in_run(other_threads);
+  ASSERT_TRUE(at2);
+  EXPECT_FALSE(at2->has_value()) << "another thread count is another measurement";
+  EXPECT_EQ(log.evaluations(), 1);
+  EXPECT_EQ(log.attempts(), 1);
+  EXPECT_EQ(judge.calls, 2);
+}
+
 std::vector<AttemptJudged> judged_events(const std::vector<Event>& events) {
   std::vector<AttemptJudged> out;
   for (const Event& e : events)
