@@ -46,6 +46,21 @@ TEST_F(Tasks, ReorderUnitStrideMakesTheGemmIkj) {
   EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(*rmsnorm_)), Lines{});
 }
 
+// A stencil reads x[i + a, j + b]: its last index moves with j at unit stride, as B[k, j] does,
+// so j goes innermost (then vectorize_inner applies). An index that moves with j at another
+// stride (x[i, 2 * j]) or not at all (j - j) is no reason to.
+TEST_F(Tasks, ReorderUnitStrideSeesAStencilsShiftedIndex) {
+  const Task blur = testing::task_at("bench/outside/blur3x3");
+  const sched::Pipeline p = default_pipeline(blur);
+  EXPECT_EQ(propose("reorder_unit_stride", p), Lines{"y: reorder y i a b j"});
+  Task strided = blur;
+  strided.te_spec = "y[i, j] = sum(a in 0..3: x[i + a, 2 * j] * w[a, 0])\n";
+  EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(strided)), Lines{});
+  Task fixed = blur;
+  fixed.te_spec = "y[i, j] = sum(a in 0..3: x[i + a, a + j - j] * w[a, 0])\n";
+  EXPECT_EQ(propose("reorder_unit_stride", default_pipeline(fixed)), Lines{});
+}
+
 TEST_F(Tasks, AccumulateLocallyGivesTheGemmARowBuffer) {
   EXPECT_EQ(propose("accumulate_locally", default_pipeline(*gemm_)),
             Lines{"C: cache_write C C_row | compute_at C_row C.i"});

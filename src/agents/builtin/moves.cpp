@@ -336,9 +336,11 @@ Expected<std::vector<MoveGroup>> moves_reorder_unit_stride(const Pipeline& p, co
     // The loop of the stage's last pure var, if it is a loop of its own (not split or fused).
     const std::string j = s.vars.back().name;
     if (s.find_loop(j) < 0) continue;
-    bool strided = false;  // some operand's last index is j: make j the unit-stride inner loop
+    // Some operand's last index moves with j at unit stride (B[k, j], a stencil's x[i, j + b]):
+    // make j the unit-stride inner loop.
+    bool strided = false;
     for (const auto& a : accesses(s.body))
-      if (!a.index_vars.empty() && a.index_vars.back() == j) strided = true;
+      strided |= std::find(a.last_unit.begin(), a.last_unit.end(), j) != a.last_unit.end();
     if (!strided) continue;
     std::string order = "reorder " + s.name;
     for (const auto& l : s.loops)

@@ -55,6 +55,26 @@ std::string blocked_var(const te::Expr& e) {
     return "";
   return v.name;
 }
+
+bool reads_name(const te::Expr& e, const std::string& v) {
+  bool found = false;
+  te::visit(e, [&](const te::Expr& n) { found |= n.kind == te::ExprKind::name && n.name == v; });
+  return found;
+}
+
+// The variables index `e` moves with at unit stride (see AccessInfo::last_unit).
+std::vector<std::string> unit_stride_vars(const te::Expr& e) {
+  if (e.kind == te::ExprKind::name) return {e.name};
+  if (e.kind != te::ExprKind::call || e.args.size() != 2) return {};
+  if (e.op != te::Op::add && e.op != te::Op::sub) return {};
+  std::vector<std::string> out;
+  for (size_t side = 0; side < (e.op == te::Op::add ? 2u : 1u); ++side) {
+    const te::Expr& v = e.args[side];
+    if (v.kind == te::ExprKind::name && !reads_name(e.args[1 - side], v.name))
+      out.push_back(v.name);
+  }
+  return out;
+}
 }  // namespace
 
 std::vector<AccessInfo> accesses(const te::Expr& body) {
@@ -76,6 +96,7 @@ std::vector<AccessInfo> accesses(const te::Expr& body) {
     }
     for (const std::string& v : a.uses)
       if (!plainly.count(v)) a.blocked.insert(v);
+    if (x.index_count() > 0) a.last_unit = unit_stride_vars(x.args[x.index_count() - 1]);
     out.push_back(std::move(a));
   });
   return out;

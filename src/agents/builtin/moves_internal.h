@@ -52,7 +52,10 @@ struct AccessInfo {
   std::string tensor;
   te::RefKind kind = te::RefKind::input;
   std::vector<std::string> index_vars;  // each index's plain variable, "" if not a plain var
-  std::set<std::string> uses;           // every variable any index reads
+  // The variable the last index moves with at unit stride: a plain `v`, or `v + e`, `e + v`,
+  // `v - e` with e free of v (a stencil's x[i + a, j + b] moves with j and with b); "" else.
+  std::vector<std::string> last_unit;
+  std::set<std::string> uses;  // every variable any index reads
   // Variables every index reads only as `v / K`, K a constant of at least 16 (16's
   // hs[b, h, t / 64, n, p]): consecutive v read the same element K times running.
   std::set<std::string> blocked;
