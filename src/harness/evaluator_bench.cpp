@@ -470,12 +470,12 @@ void Judge::judge_roofline(const ShapeInstance& inst) {
 // answers (two copies of the outputs in f64) fit the cache will fill it.
 void Judge::find_oracle_answers(Bench& b, const Solution& oracle) {
   b.input_seed = next_seed();
-  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
-    b.sample_seeds.push_back(next_seed());
-  OracleCache& cache = OracleCache::process();
   size_t full_bytes = 0;
-  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t)
+  for (size_t t = task_.inputs.size(); t < task_.tensor_count(); ++t) {
+    b.sample_seeds.push_back(next_seed());
     full_bytes += 2 * b.inst.elements[t] * sizeof(double);
+  }
+  OracleCache& cache = OracleCache::process();
   if (oracle.id.empty() || full_bytes > cache.capacity() / 8) return;
   b.cache_key = oracle_cache_key(task_, b.inst, oracle.id, b.slots, b.input_seed, b.sample_seeds);
   b.cached = cache.find(b.cache_key);

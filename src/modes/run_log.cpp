@@ -105,15 +105,19 @@ Status RunLog::put_candidate(const agents::CandidateMsg& c) {
                       {"brain", c_.brain}}});
 }
 
-Expected<std::optional<RunResult>> RunLog::measured_in_run(const agents::CandidateMsg& c) const {
-  const std::string ekey = evaluation_key(c.key, c_.task_identity, c_.machine_id, c.threads);
-  if (!run_keys_.contains(ekey)) return std::optional<RunResult>();
+Expected<std::optional<RunResult>> RunLog::stored_result(const std::string& ekey) const {
   auto found = c_.store->find_evaluation(ekey);
   if (!found) return found.error();
   if (!found->has_value()) return std::optional<RunResult>();
   auto back = RunResult::from_json((*found)->result);
   if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
   return std::optional<RunResult>(std::move(*back));
+}
+
+Expected<std::optional<RunResult>> RunLog::measured_in_run(const agents::CandidateMsg& c) const {
+  const std::string ekey = evaluation_key(c.key, c_.task_identity, c_.machine_id, c.threads);
+  if (!run_keys_.contains(ekey)) return std::optional<RunResult>();
+  return stored_result(ekey);
 }
 
 Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::string& kind,
@@ -128,14 +132,12 @@ Expected<RunResult> RunLog::measure(const agents::CandidateMsg& c, const std::st
   if (kind == "confirm") label = "confirm:" + std::to_string(attempt_seq_ + 1);
   const std::string identity = label.empty() ? c_.task_identity : c_.task_identity + ":" + label;
   const std::string ekey = evaluation_key(c.key, identity, c_.machine_id, c.threads);
-  auto found = store.find_evaluation(ekey);
-  if (!found) return found.error();
+  auto stored = stored_result(ekey);
+  if (!stored) return stored.error();
   RunResult r;
-  const bool fresh = !found->has_value();
+  const bool fresh = !stored->has_value();
   if (!fresh) {
-    auto back = RunResult::from_json((*found)->result);
-    if (!back) return back.error().with_context("evaluation " + ekey + " in the store");
-    r = *back;
+    r = std::move(**stored);
   } else {
     EvalOptions e = options;
     e.label = label;

@@ -125,6 +125,8 @@ class RunLog {
 
  private:
   Config c_;
+  // The measurement stored under evaluation key `ekey`, if any.
+  Expected<std::optional<RunResult>> stored_result(const std::string& ekey) const;
   int attempt_seq_ = 0, message_seq_ = 0, stored_attempts_ = 0, stored_messages_ = 0;
   int evaluations_ = 0, reused_ = 0, borrowed_ = 0;
   // The evaluation keys this run has measured or read back so far, and, on resume, whether each

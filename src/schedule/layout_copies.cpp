@@ -55,8 +55,8 @@ Expr through_copy(const Stage& s, const Expr& x) {
 
 void substitute_layout_copies(Pipeline& p) {
   for (int i = static_cast<int>(p.stages.size()) - 1; i >= 0; --i) {
-    const Stage copy = p.stages[static_cast<size_t>(i)];
-    if (!layout_copy(p, copy)) continue;
+    if (!layout_copy(p, p.stages[static_cast<size_t>(i)])) continue;
+    const Stage copy = p.stages[static_cast<size_t>(i)];  // kept past its removal below
     const std::vector<int> readers = p.readers(i);
     if (readers.empty() || !std::all_of(readers.begin(), readers.end(), [&](int r) {
           return p.stages[static_cast<size_t>(r)].reduction;
