@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -317,8 +318,9 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   // The recording replayed with a budget far past it: a candidate it lacks is judged a crash, so
   // nothing new wins and the planner runs out of strategies. Before stopping, the loop sweeps the
   // knobs of every step of the best recipe once (the trailing tune attempts), finds nothing
-  // faster, finds no other move of the catalog that applies to the best (the local search), and
-  // stops with the recorded best.
+  // faster, tries the catalog's other moves that apply to the best (the local search: which ones
+  // apply depends on the best the real run found, so there may be none), and stops with the
+  // recorded best.
   MemoryStore s;
   OptimizeOptions o = simulated("sim_exhausted");
   o.budget_evals = 200;
@@ -327,9 +329,20 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   o.progress = [&](const std::string& l) { lines.push_back(l); };
   auto r = optimize(o, s);
   ASSERT_TRUE(r) << r.error().message();
+  // The local search's announcement says how many moves apply; each is one attempt at the end.
+  size_t explored = 0;
+  for (const std::string& l : lines)
+    if (l.starts_with("out of strategies with ")) {
+      const size_t at = l.find("trying the catalog's ");
+      ASSERT_NE(at, std::string::npos) << l;
+      explored = std::stoul(l.substr(at + std::strlen("trying the catalog's ")));
+      EXPECT_GT(explored, 0u) << l;
+    }
+  const std::string rules_done =
+      "every strategy the rules suggest was tried from this best or does not apply; ";
   EXPECT_EQ(r->stop_reason,
-            "every strategy the rules suggest was tried from this best or does not apply; no "
-            "other move of the catalog applies to the best");
+            rules_done + (explored == 0 ? "no other move of the catalog applies to the best"
+                                        : "none of the catalog's other moves was faster"));
   EXPECT_EQ(r->best.key, result_->best.key);
   EXPECT_LT(r->evaluations, o.budget_evals);
   EXPECT_EQ(std::count(lines.begin(), lines.end(),
@@ -340,7 +353,11 @@ TEST_F(OptimizeLoop, OutOfStrategiesTheWholeRecipeIsTunedOnceThenTheRunStops) {
   for (const auto& step : agents::builtin::recipe_of(&r->best).steps)
     for (const auto& k : agents::find_strategy(step.strategy)->knobs)
       others += static_cast<int>(k.values.size()) - 1;
-  const std::vector<Step> steps = steps_of(s, r->run_id);
+  std::vector<Step> steps = steps_of(s, r->run_id);
+  ASSERT_GE(steps.size(), explored);
+  for (size_t i = steps.size() - explored; i < steps.size(); ++i)
+    EXPECT_EQ(steps[i].kind, "plan") << "a move of the local search: " << steps[i];
+  steps.resize(steps.size() - explored);
   int trailing = 0;
   for (auto it = steps.rbegin(); it != steps.rend() && it->kind == "tune"; ++it) ++trailing;
   if (others == 0) GTEST_SKIP() << "the recorded best (a real run) has no knobs to sweep";
