@@ -64,6 +64,25 @@ struct PlaceholderLowerer {
   Expr index(const te::Expr& e) { return ExprLowerer::convert(lower.lower(e), ir::Type::i64()); }
 };
 
+void bound_by_predicate(const te::Expr& w, int c, PlaceholderLowerer& pl, Scope& scope) {
+  if (w.kind != te::ExprKind::call) return;
+  if (w.op == te::Op::logical_and) {
+    for (const te::Expr& a : w.args) bound_by_predicate(a, c, pl, scope);
+    return;
+  }
+  if (w.op != te::Op::lt && w.op != te::Op::le) return;
+  const te::Expr& r = w.args[0];
+  if (r.kind != te::ExprKind::name || r.ref.kind != te::RefKind::reduce_var) return;
+  auto it = scope.find(placeholder(c, 'r', r.ref.index));
+  if (it == scope.end()) return;
+  const Interval e = bounds_of(pl.index(w.args[1]), scope, pl.invariant);
+  if (!e.max.defined()) return;
+  const Expr cap = w.op == te::Op::lt ? simplify_linear(e.max - ir::i64(1)) : e.max;
+  Interval& v = it->second;
+  v.max = v.max.defined() ? ir::simplify(ir::min(v.max, cap)) : cap;
+  v.exact = false;
+}
+
 Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, PlaceholderLowerer& pl,
                 const LiveViews* live) {
   const sched::Stage& s = p.stages[c];
@@ -95,6 +114,10 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
     Interval v{lo.min, hi.max.defined() ? simplify_linear(hi.max - ir::i64(1)) : Expr(), false};
     scope[placeholder(c, 'r', static_cast<int>(r))] = v;
   }
+  // A stage with a predicate updates only where it holds: a conjunct `r < E` or `r <= E` on a
+  // reduction variable r (mask_range's moving bounds) caps r's values at E's largest there, so
+  // a causal row reads its producers up to the diagonal, not over the whole static range.
+  if (s.where) bound_by_predicate(*s.where, c, pl, scope);
   return scope;
 }
 

@@ -250,19 +250,6 @@ std::optional<Expr> static_min(const Expr& e, const Stage& s) {
   }
 }
 
-// The static range [lo, hi) that covers every value reduction var `v` takes in stage `s`: its
-// own range when static; else, for bounds nondecreasing in the stage's index vars (`s in 0..t +
-// 1`, `s in c * 64..min(c * 64 + 64, L)`), lo's smallest value up to hi's largest. A lifted
-// stage evaluates its expression over all of it, also at points the original never evaluated
-// (guard_accesses keeps those reads in bounds); the original reads back only its own points.
-std::optional<std::pair<Expr, Expr>> covering_range(const te::IndexVar& v, const Stage& s) {
-  if (v.is_static) return std::make_pair(v.lo, v.hi);
-  auto lo = static_min(v.lo, s);
-  auto hi = static_max(v.hi, s);
-  if (!lo || !hi) return std::nullopt;
-  return std::make_pair(*lo, *hi);
-}
-
 // Names of variables bound by reduce nodes inside `e` (including e itself).
 void bound_rvars(const Expr& e, std::set<int>& out) {
   te::visit(e, [&](const Expr& x) {
@@ -342,6 +329,17 @@ bool surely_within(const Expr& idx, const Stage& e, const Expr& extent) {
   if (idx.ref.kind == RefKind::reduce_var) v = &e.reduce_vars[static_cast<size_t>(idx.ref.index)];
   return v && v->is_static && const_int(v->lo) == 0 &&
          te::to_string(v->hi) == te::to_string(extent);
+}
+
+// A lifted stage evaluates its expression over all of the covering range, also at points the
+// original never evaluated (guard_accesses keeps those reads in bounds); the original reads back
+// only its own points.
+std::optional<std::pair<Expr, Expr>> covering_range(const te::IndexVar& v, const Stage& s) {
+  if (v.is_static) return std::make_pair(v.lo, v.hi);
+  auto lo = static_min(v.lo, s);
+  auto hi = static_max(v.hi, s);
+  if (!lo || !hi) return std::nullopt;
+  return std::make_pair(*lo, *hi);
 }
 
 bool can_lift(const Stage& s, const Expr& e) {

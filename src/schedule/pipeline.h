@@ -184,6 +184,11 @@ std::string unique_stage_name(const Pipeline& p, const std::string& base);
 // otherwise (a decreasing term, a tensor read, a product with a non-constant factor).
 std::optional<te::Expr> static_max(const te::Expr& e, const Stage& s);
 
+// The static range [lo, hi) that covers every value reduction var `v` takes in stage `s`: its
+// own range when static; else, for bounds nondecreasing in the stage's index vars (`s in 0..t +
+// 1`, `s in c * 64..min(c * 64 + 64, L)`), lo's smallest value up to hi's largest.
+std::optional<std::pair<te::Expr, te::Expr>> covering_range(const te::IndexVar& v, const Stage& s);
+
 // Whether access index `idx` in stage `e`'s definition is surely within [0, extent): a variable
 // of `e` (an index var, or a reduction var with a static range) whose range is 0..extent,
 // compared as text.

@@ -181,6 +181,9 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     case PrimitiveKind::approximate:
     case PrimitiveKind::hoist_gathers:
       return make(kind, {s.name});
+    case PrimitiveKind::mask_range:
+      return rng.below(2) ? make(kind, {s.name})
+                          : make(kind, {s.name, fresh_stage(p, s.name + "_m")});
     case PrimitiveKind::align_storage: {
       const std::string w = rng.pick(lanes);
       return w.empty() ? make(kind, {s.name}) : make(kind, {s.name, w});

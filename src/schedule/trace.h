@@ -51,7 +51,8 @@ enum class PrimitiveKind {
   align_storage,
   hoist_gathers,
   phase_split,
-  online_softmax
+  online_softmax,
+  mask_range
 };
 
 std::string to_string(PrimitiveKind k);

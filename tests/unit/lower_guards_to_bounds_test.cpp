@@ -56,5 +56,55 @@ TEST(GuardsToBounds, LeavesEveryOtherShapeAlone) {
             std::string::npos);
 }
 
+// for (j, 0, S) { for (ii, 0, 4) { [let k = ii] if (j < io*4 + ii + 1) { y[...] = ... } } }: a
+// block of four causal rows (mask_range's predicate after split and reorder).
+Stmt row_block(bool also_unguarded, bool through_let) {
+  const Expr j = ivar("j"), ii = ivar("ii"), io = ivar("io");
+  const Expr row = through_let ? ivar("k") : ii;
+  Stmt st = ir::IfThenElse::make(ir::lt(j, io * ir::i64(4) + row + ir::i64(1)),
+                                 ir::Store::make("y", row, fload("y", row) + fload("x", j)));
+  if (through_let) st = ir::LetStmt::make("k", ii, st);
+  if (also_unguarded) st = ir::Block::make({st, ir::Store::make("z", j, ir::f32(0))});
+  return ir::For::make("j", ir::i64(0), ivar("S"), ForKind::serial,
+                       ir::For::make("ii", ir::i64(0), ir::i64(4), ForKind::unrolled, st));
+}
+
+TEST(GuardsToBounds, AGuardUnderInnerLoopsBoundsTheLoopByItsLargestLimit) {
+  // j runs to the last row's limit, io*4 + 4; each row keeps its guard (it moves with ii).
+  for (bool through_let : {false, true}) {
+    const std::string out = bounded(row_block(false, through_let));
+    EXPECT_NE(out.find("for (j, 0, min(S, max(io*4 + 4, 0)))"), std::string::npos) << out;
+    EXPECT_NE(out.find("if (j < "), std::string::npos) << out;
+  }
+  // A store outside every guard runs on every iteration: the loop keeps its range.
+  const std::string out = bounded(row_block(true, false));
+  EXPECT_NE(out.find("for (j, 0, S)"), std::string::npos) << out;
+}
+
+TEST(GuardsToBounds, TheSameLimitUnderSeveralGuardsIsDroppedEverywhere) {
+  // A vector tail guards its own copy of the statement with the same predicate.
+  const Expr j = ivar("j"), i = ivar("i");
+  const Expr g = ir::lt(j, i + ir::i64(1));
+  const Stmt body = ir::Block::make(
+      {ir::IfThenElse::make(g, ir::Store::make("y", ir::i64(0), fload("x", j))),
+       ir::LetStmt::make("t", ir::i64(3),
+                         ir::IfThenElse::make(g, ir::Store::make("y", ivar("t"), fload("x", j))))});
+  const std::string out = bounded(ir::For::make("j", ir::i64(0), ivar("S"), ForKind::serial, body));
+  EXPECT_NE(out.find("for (j, 0, min(S, max(i + 1, 0)))"), std::string::npos) << out;
+  EXPECT_EQ(out.find("if ("), std::string::npos) << out;
+}
+
+TEST(GuardsToBounds, AnInnerRangeThatMovesWithTheLoopLeavesItAlone) {
+  // for (j, 0, S) { for (u, j, 4) { if (j < u + 1) ... } } (u from j, four iterations): the
+  // limit's largest value, j + 4, reads j.
+  const Expr j = ivar("j"), u = ivar("u");
+  const Stmt inner = ir::For::make(
+      "u", j, ir::i64(4), ForKind::serial,
+      ir::IfThenElse::make(ir::lt(j, u + ir::i64(1)), ir::Store::make("y", u, fload("x", j))));
+  const std::string out =
+      bounded(ir::For::make("j", ir::i64(0), ivar("S"), ForKind::serial, inner));
+  EXPECT_NE(out.find("for (j, 0, S)"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace kf
