@@ -60,7 +60,7 @@ Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);
 Status apply_reciprocal(Pipeline& p, const Primitive& prim);      // reciprocal.cpp
 Status apply_hoist(Pipeline& p, const Primitive& prim);           // hoist.cpp
-Status apply_mask_range(Pipeline& p, const Primitive& prim);     // mask_range.cpp
+Status apply_mask_range(Pipeline& p, const Primitive& prim);      // mask_range.cpp
 Status apply_approximate(Pipeline& p, const Primitive& prim);     // approximate.cpp
 Status apply_phase_split(Pipeline& p, const Primitive& prim);     // phase_split.cpp
 Status apply_online_softmax(Pipeline& p, const Primitive& prim);  // online_softmax.cpp
