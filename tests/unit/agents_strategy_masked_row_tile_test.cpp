@@ -1,0 +1,79 @@
+// masked_row_tile, a strategy as a unit (agents/builtin/strategies/masked_row_tile.cpp): its
+// moves tile a row's moving-range reduction (causal attention's P @ V) and nothing else, the
+// kernel they build passes the judge, and the planner proposes it once the reduction's producers
+// are computed per row.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "agents/judge.h"
+#include "moves_test_util.h"
+#include "planner_test_util.h"
+
+namespace kf::agents::builtin {
+namespace {
+
+using moves_test::propose;
+using planner_test::evidence;
+using planner_test::recipe_of;
+using planner_test::Scenario;
+
+constexpr const char* kAttention = "bench/jaxbench/01_flash_attention";
+
+TEST(MaskedRowTile, IsInTheCatalogWithMovesAndARule) {
+  const Strategy* s = find_strategy("masked_row_tile");
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->moves, nullptr);
+  EXPECT_NE(s->propose, nullptr);
+  EXPECT_EQ(s->default_knobs().at("cols"), 64);
+}
+
+TEST(MaskedRowTile, TilesTheCausalProductAndNothingElse) {
+  const Task t = testing::task_at(kAttention);
+  const std::vector<std::string> groups = propose("masked_row_tile", testing::pipeline_of(t));
+  ASSERT_EQ(groups.size(), 1u) << ::testing::PrintToString(groups);
+  EXPECT_EQ(groups[0],
+            "o: split o.d d.o d.i 64 | vectorize o.d.i 16 | mask_range o o_m | reorder o_m b h i "
+            "j d | split o_m.d d.o d.i 16 | vectorize o_m.d.i 16 | unroll o_m.d.o");
+  EXPECT_EQ(propose("masked_row_tile", testing::pipeline_of(t), 1, {{"cols", 32}, {"lanes", 8}})[0],
+            "o: split o.d d.o d.i 32 | vectorize o.d.i 8 | mask_range o o_m | reorder o_m b h i "
+            "j d | split o_m.d d.o d.i 8 | vectorize o_m.d.i 8 | unroll o_m.d.o");
+  // A GEMM's reductions have static ranges; a softmax's row statistics are whole definitions
+  // with nothing to tile along the row.
+  for (const char* other : {"bench/jaxbench/08_gemm", "bench/jaxbench/13_cross_entropy"})
+    EXPECT_TRUE(propose("masked_row_tile", testing::pipeline_of(testing::task_at(other))).empty())
+        << other;
+}
+
+TEST(MaskedRowTile, TheTiledAttentionPassesTheJudge) {
+  const CompiledTask task = testing::compiled_at(kAttention);
+  const WorkContext in{.task = &task, .best = nullptr, .ctx = {}, .compile = {}};
+  auto c = generate(recipe_of({"fuse_into_consumer", "vectorize_inner", "masked_row_tile"}), in,
+                    "builtin:masked_row_tile");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_NE(c->generated->schedule.find("mask_range o o_m"), std::string::npos)
+      << c->generated->schedule;
+  EXPECT_EQ(testing::judge(task.task, c->source), "ok");
+}
+
+TEST(MaskedRowTile, ThePlannerProposesItOnceTheProducersRunPerRow) {
+  // Before fusion the scores are computed whole: the product's loop is not what is left.
+  Scenario unfused(kAttention, recipe_of({}));
+  EXPECT_NE(unfused.plan_until("masked_row_tile", evidence("compute", 0.3)).strategy,
+            "masked_row_tile");
+  Scenario fused(kAttention, recipe_of({"fuse_into_consumer", "vectorize_inner"}));
+  const Plan p = fused.plan_until("masked_row_tile", evidence("compute", 0.3));
+  EXPECT_EQ(p.strategy, "masked_row_tile") << p.why;
+  EXPECT_DOUBLE_EQ(p.expected_speedup, 1.3);
+  EXPECT_NE(p.why.find("1 reductions over a range that moves with the row"), std::string::npos)
+      << p.why;
+  // Once tiled, the reduction is a stage with a static range: not proposed again.
+  Scenario tiled(kAttention,
+                 recipe_of({"fuse_into_consumer", "vectorize_inner", "masked_row_tile"}));
+  EXPECT_NE(tiled.plan_until("masked_row_tile", evidence("compute", 0.3)).strategy,
+            "masked_row_tile");
+}
+
+}  // namespace
+}  // namespace kf::agents::builtin
