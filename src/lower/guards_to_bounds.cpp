@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ir/ir_printer.h"
@@ -27,6 +28,19 @@ Expr guard_limit(const Expr& cond, const std::string& v) {
   return simplify_linear(lt->b - rest);
 }
 
+// The buffers a statement loads from and those it stores to.
+struct Buffers : ir::IRVisitor {
+  std::set<std::string> loaded, stored;
+  void visit_load(const ir::Load* op) override {
+    loaded.insert(op->buffer);
+    IRVisitor::visit_load(op);
+  }
+  void visit_store(const ir::Store* op) override {
+    stored.insert(op->buffer);
+    IRVisitor::visit_store(op);
+  }
+};
+
 // Scans a loop's body for the guards on its variable v that every store sits inside (directly,
 // or in a conjunction), each with the range its limit takes over the loops, lets and guards
 // between the loop and the guard. `ok` is false when some store is not under such a guard or a
@@ -34,6 +48,9 @@ Expr guard_limit(const Expr& cond, const std::string& v) {
 struct GuardScan {
   std::string v;
   Scope scope;
+  // Buffers nothing in the loop writes: a limit read from one at a fixed index (a sequence's
+  // length, `pos[r]`) is a value there.
+  std::set<std::string> invariant;
   std::vector<Interval> limits;
   std::vector<std::string> guards;  // the guards' conditions, printed
   bool ok = true;
@@ -46,7 +63,7 @@ struct GuardScan {
     }
     const Expr lim = guard_limit(cond, v);
     if (!lim.defined()) return;
-    Interval i = bounds_of(lim, scope);
+    Interval i = bounds_of(lim, scope, invariant);
     if (!i.max.defined()) return;
     limits.push_back(i);
     guards.push_back(ir::to_string(cond));
@@ -109,7 +126,11 @@ class GuardsToBounds : public ir::IRMutator {
     const ir::For* f = st.as<ir::For>();
     if (!f || (f->for_kind != ir::ForKind::serial && f->for_kind != ir::ForKind::parallel))
       return st;
+    Buffers b;
+    b.visit(f->body);
     GuardScan scan{f->name};
+    for (const std::string& name : b.loaded)
+      if (!b.stored.count(name)) scan.invariant.insert(name);
     scan.scan(f->body, false);
     if (!scan.ok || scan.limits.empty()) return st;
     // v runs below the largest limit any guard takes: iterations past it run no store.

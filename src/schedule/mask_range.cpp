@@ -39,28 +39,60 @@ bool moves(const Stage& s, const Expr& r) {
   return false;
 }
 
+// The static extent of a dimension that reduction variable `rv` indexes directly (as the whole
+// index, with no `else`) somewhere in `e`: the range of every value the original reads it at.
+std::optional<Expr> indexed_extent(const Pipeline& p, const Expr& e, int rv) {
+  if (e.kind == ExprKind::access && !e.has_else &&
+      (e.ref.kind == te::RefKind::input || e.ref.kind == te::RefKind::stage)) {
+    const auto t = static_cast<size_t>(e.ref.index);
+    for (size_t d = 0; d < e.index_count(); ++d) {
+      const Expr& i = e.args[d];
+      if (i.kind != ExprKind::name || i.ref.kind != te::RefKind::reduce_var || i.ref.index != rv)
+        continue;
+      if (e.ref.kind == te::RefKind::input)
+        return formula_to_te(p.task->inputs[t].shape[d], *p.task);
+      if (p.stages[t].vars[d].is_static) return p.stages[t].vars[d].hi;
+    }
+  }
+  for (const Expr& a : e.args)
+    if (auto x = indexed_extent(p, a, rv)) return x;
+  return std::nullopt;
+}
+
+// The static range the masked reduction runs over: the cover of a range nondecreasing in the
+// stage's variables (`0..i + 1` -> 0..S); else, for a bound read from a tensor (`0..pos[r] +
+// 1`), the extent of a dimension the variable indexes directly (a read outside it would be out
+// of bounds in the original too), from 0.
+std::optional<std::pair<Expr, Expr>> mask_cover(const Pipeline& p, const Stage& s, const Expr& r,
+                                                int rv) {
+  const te::IndexVar& v = s.reduce_vars[static_cast<size_t>(rv)];
+  if (auto c = covering_range(v, s)) return c;
+  if (auto e = indexed_extent(p, r.args[0], rv)) return std::make_pair(int_lit(0), *e);
+  return std::nullopt;
+}
+
 // The first reduce node (outermost, in evaluation order, outside select branches and `else`
 // values) with a moving range every variable of which has a static cover.
-Expr* find_masked(Expr& e, const Stage& s) {
+Expr* find_masked(const Pipeline& p, Expr& e, const Stage& s) {
   if (e.kind == ExprKind::reduce && moves(s, e) && maskable_op(e.reduce_op)) {
     bool covered = true;
-    for (int rv : e.rvars) covered = covered && covering_range(s.reduce_vars[rv], s).has_value();
+    for (int rv : e.rvars) covered = covered && mask_cover(p, s, e, rv).has_value();
     if (covered) return &e;
   }
   for (size_t i = 0; i < eager_operands(e); ++i)
-    if (Expr* r = find_masked(e.args[i], s)) return r;
+    if (Expr* r = find_masked(p, e.args[i], s)) return r;
   return nullptr;
 }
 
 // Widens every moving variable of reduce node `r` of stage `s` to its static cover and returns
 // the predicate of the original bounds (`lo <= j && j < hi`, each side only where it moved).
-Expr widen(Stage& s, const Expr& r) {
+Expr widen(const Pipeline& p, Stage& s, const Expr& r) {
   std::optional<Expr> pred;
   auto add = [&](Expr c) { pred = pred ? logical_and(std::move(*pred), std::move(c)) : c; };
   for (int rv : r.rvars) {
     te::IndexVar& v = s.reduce_vars[static_cast<size_t>(rv)];
     if (v.is_static) continue;
-    const auto cover = covering_range(v, s);
+    const auto cover = mask_cover(p, s, r, rv);
     const Expr j = var_ref(te::RefKind::reduce_var, rv, v.name);
     if (te::to_string(v.lo) != te::to_string(cover->first)) add(binary(Op::le, v.lo, j));
     if (te::to_string(v.hi) != te::to_string(cover->second)) add(binary(Op::lt, j, v.hi));
@@ -104,7 +136,7 @@ Status mask_in_place(Pipeline& p, int si, const Primitive& prim) {
     return Status::error(s.name + " already has a schedule: mask its range before scheduling it");
   Stage trial = s;
   const Expr top = trial.body;
-  trial.where = widen(trial, top);
+  trial.where = widen(p, trial, top);
   trial.reduction = true;
   trial.loops = default_loops(trial);
   s = std::move(trial);
@@ -120,7 +152,7 @@ Status apply_mask_range(Pipeline& p, const Primitive& prim) {
   if (s.is_recurrence())
     return Status::error(s.name + " is a recurrence: its reductions are not masked");
   Stage trial = s;
-  Expr* r = find_masked(trial.body, trial);
+  Expr* r = find_masked(p, trial.body, trial);
   if (!r)
     return Status::error(s.name + " has no sum, product, max or min over a range that moves with " +
                          "its variables and has a static cover (such as `j in 0..i + 1`), " +
@@ -131,7 +163,7 @@ Status apply_mask_range(Pipeline& p, const Primitive& prim) {
   if (Status st = check_new_stage_name(p, name); !st.ok()) return st;
   // The predicate rides in the reduction's body as a select while the reduction is lifted (the
   // lift renames the variables of both), then becomes the new stage's `where`.
-  Expr pred = widen(trial, *r);
+  Expr pred = widen(p, trial, *r);
   Expr zero = r->args[0].type == te::ValueType::i64 ? int_lit(0) : float_lit(0.0);
   Expr sel;
   sel.kind = ExprKind::call;

@@ -40,6 +40,23 @@ TEST(MaskRange, TheCausalRowTileAndTheMaskedStatisticsPassTheJudge) {
             "ok");
 }
 
+TEST(MaskRange, ARangeReadFromATensorIsMaskedOverTheDimensionItIndexes) {
+  // 06's t in 0..lens[n] and 07's t in 0..pos[r] + 1 (pos a stage computed per head).
+  const Task paged = testing::task_at("bench/jaxbench/06_paged_attention");
+  EXPECT_EQ(testing::lower_and_judge(paged,
+                                     "compute_at den o.h\ncompute_at pe o.h\ncompute_at m o.h\n"
+                                     "compute_at s o.h\ncompute_at s_r o.h\nmask_range o o_m\n"
+                                     "reorder o_m n h t d\nvectorize o_m.d 16\n"),
+            "ok");
+  const Task ragged = testing::task_at("bench/jaxbench/07_ragged_paged_attention");
+  EXPECT_EQ(testing::lower_and_judge(ragged,
+                                     "compute_at den o.h\ncompute_at pe o.h\ncompute_at m o.h\n"
+                                     "compute_at s o.h\ncompute_at s_r o.h\ncompute_at pos o.h\n"
+                                     "mask_range o o_m\nreorder o_m r h t d\n"
+                                     "vectorize o_m.d 16\nmask_range den\n"),
+            "ok");
+}
+
 TEST(MaskRange, ARefusedMaskLeavesThePipelineAsItWas) {
   const Task t = testing::task_at("bench/jaxbench/01_flash_attention");
   sched::Pipeline p = testing::pipeline_of(t);
