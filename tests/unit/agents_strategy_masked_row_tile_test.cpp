@@ -33,12 +33,27 @@ TEST(MaskedRowTile, TilesTheCausalProductAndNothingElse) {
   const Task t = testing::task_at(kAttention);
   const std::vector<std::string> groups = propose("masked_row_tile", testing::pipeline_of(t));
   ASSERT_EQ(groups.size(), 1u) << ::testing::PrintToString(groups);
+  // Eight rows by 64 columns: each key's values are loaded once for the eight rows.
   EXPECT_EQ(groups[0],
-            "o: split o.d d.o d.i 64 | vectorize o.d.i 16 | mask_range o o_m | reorder o_m b h i "
-            "j d | split o_m.d d.o d.i 16 | vectorize o_m.d.i 16 | unroll o_m.d.o");
-  EXPECT_EQ(propose("masked_row_tile", testing::pipeline_of(t), 1, {{"cols", 32}, {"lanes", 8}})[0],
+            "o: split o.d d.o d.i 64 | split o.i i.o i.i 8 | reorder o i.o d.o i.i d.i | "
+            "vectorize o.d.i 16 | mask_range o o_m | compute_at o_m o.d.o | reorder o_m b h j i "
+            "d | split o_m.d d.o d.i 16 | vectorize o_m.d.i 16 | unroll o_m.d.o | unroll o_m.i");
+  // One row: the tile is the row's vectors.
+  EXPECT_EQ(propose("masked_row_tile", testing::pipeline_of(t), 1,
+                    {{"rows", 1}, {"cols", 32}, {"lanes", 8}})[0],
             "o: split o.d d.o d.i 32 | vectorize o.d.i 8 | mask_range o o_m | reorder o_m b h i "
             "j d | split o_m.d d.o d.i 8 | vectorize o_m.d.i 8 | unroll o_m.d.o");
+  // The producers computed per row move to the block of rows: out to the head's loop producers
+  // first, back in consumers first.
+  const std::vector<std::string> fused = propose(
+      "masked_row_tile",
+      moves_test::scheduled(t, "compute_at den o.i\ncompute_at pe o.i\ncompute_at m o.i\n"));
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_TRUE(fused[0].starts_with("o: compute_at m o.h | compute_at pe o.h | compute_at den o.h | "))
+      << fused[0];
+  EXPECT_NE(fused[0].find("compute_at den o.i.o | compute_at pe o.i.o | compute_at m o.i.o"),
+            std::string::npos)
+      << fused[0];
   // A GEMM's reductions have static ranges; a softmax's row statistics are whole definitions
   // with nothing to tile along the row.
   for (const char* other : {"bench/jaxbench/08_gemm", "bench/jaxbench/13_cross_entropy"})
@@ -53,6 +68,8 @@ TEST(MaskedRowTile, TheTiledAttentionPassesTheJudge) {
                     "builtin:masked_row_tile");
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_NE(c->generated->schedule.find("mask_range o o_m"), std::string::npos)
+      << c->generated->schedule;
+  EXPECT_NE(c->generated->schedule.find("split o.i i.o i.i 8"), std::string::npos)
       << c->generated->schedule;
   EXPECT_EQ(testing::judge(task.task, c->source), "ok");
 }

@@ -21,40 +21,84 @@
 namespace kf::agents::builtin {
 namespace {
 
-// The row tile of stage `s`'s moving-range reduction, or nothing when it does not apply: the
-// reduction must mask into a stage that reads s's innermost variable, which must be s's
-// innermost loop, unsplit.
-std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& s, const Knobs& k) {
+// Applies `texts` to `trial` as moves of `g`; false (and `g` incomplete) when one is refused.
+bool add_moves(sched::Pipeline& trial, MoveGroup& g, const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) {
+    g.moves.push_back(prim(text));
+    if (!sched::apply_primitive(trial, g.moves.back()).ok()) return false;
+  }
+  return true;
+}
+
+// The row tile of stage `s`'s moving-range reduction over `rows` rows, or nothing when it does
+// not apply: the reduction must mask into a stage that reads s's innermost variable x, which
+// must be s's innermost loop, unsplit; with rows > 1, the row loop r directly outside it, whose
+// stages (the reduction's producers, computed per row) move to the block of rows.
+std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& s, const Knobs& k,
+                                  int64_t rows) {
   if (s.vars.empty() || s.loops.empty() || s.compute.kind == sched::ComputeKind::inlined)
     return std::nullopt;
   const std::string x = s.vars.back().name;
   if (s.loops.back().name != x) return std::nullopt;
+  if (rows > 1 &&
+      (s.loops.size() < 2 || s.loops[s.loops.size() - 2].kind != sched::LoopKind::serial))
+    return std::nullopt;
+  const std::string r = rows > 1 ? s.loops[s.loops.size() - 2].name : "";
   const std::string m = sched::unique_stage_name(p, s.name + "_m");
   const int64_t cols = k.at("cols"), lanes = k.at("lanes");
-  MoveGroup g{s.name,
-              {prim(fmt::format("split {}.{} {}.o {}.i {}", s.name, x, x, x, cols)),
-               prim(fmt::format("vectorize {}.{}.i {}", s.name, x, lanes)),
-               prim(fmt::format("mask_range {} {}", s.name, m))}};
+  const std::string S = s.name;
+  // The stages computed at the row loop, consumers first (the order they are placed in).
+  std::vector<std::string> at_row;
+  for (size_t i = p.stages.size(); i-- > 0;)
+    if (rows > 1 && p.stages[i].compute.kind == sched::ComputeKind::at &&
+        p.stages[i].compute.stage == S && p.stages[i].compute.loop == r)
+      at_row.push_back(p.stages[i].name);
+  std::vector<std::string> texts;
+  // Out of the row loop to the loop around it (a stage computed there, 01's packed keys, may read
+  // them), producers first (a consumer still inside the row reads them from outside), then into
+  // the block consumers first (a producer's loop must enclose its consumers).
+  const size_t ri = s.loops.size() - 2;  // the row loop's index, when rows > 1
+  for (auto a = at_row.rbegin(); a != at_row.rend(); ++a)
+    texts.push_back(ri > 0 ? fmt::format("compute_at {} {}.{}", *a, S, s.loops[ri - 1].name)
+                           : "compute_root " + *a);
+  texts.push_back(fmt::format("split {}.{} {}.o {}.i {}", S, x, x, x, cols));
+  if (rows > 1) {
+    texts.push_back(fmt::format("split {}.{} {}.o {}.i {}", S, r, r, r, rows));
+    texts.push_back(fmt::format("reorder {} {}.o {}.o {}.i {}.i", S, r, x, r, x));
+  }
+  texts.push_back(fmt::format("vectorize {}.{}.i {}", S, x, lanes));
+  for (const std::string& a : at_row)
+    texts.push_back(fmt::format("compute_at {} {}.{}.o", a, S, r));
+  texts.push_back(fmt::format("mask_range {} {}", S, m));
+  if (rows > 1) texts.push_back(fmt::format("compute_at {} {}.{}.o", m, S, x));
+  MoveGroup g{S, {}};
   sched::Pipeline trial = p;
-  for (const sched::Primitive& move : g.moves)
-    if (!sched::apply_primitive(trial, move).ok()) return std::nullopt;
+  if (!add_moves(trial, g, texts)) return std::nullopt;
   const sched::Stage& n = trial.stages[static_cast<size_t>(trial.find(m))];
   if (std::none_of(n.vars.begin(), n.vars.end(),
                    [&](const te::IndexVar& v) { return v.name == x; }))
     return std::nullopt;
-  // The masked stage's loops with its reduction loops moved outside x: x innermost.
-  std::string order;
+  // The masked stage's loops with its reduction loops moved outside x (and the rows): each
+  // key's weight is loaded once per row and its values once for all the rows.
+  std::string order, tail;
   for (const sched::Loop& l : n.loops)
-    if (l.name != x) order += " " + l.name;
-  const std::vector<std::string> rest = {fmt::format("reorder {}{} {}", m, order, x),
-                                         fmt::format("split {}.{} {}.o {}.i {}", m, x, x, x, lanes),
-                                         fmt::format("vectorize {}.{}.i {}", m, x, lanes),
-                                         fmt::format("unroll {}.{}.o", m, x)};
-  for (const std::string& text : rest) {
-    g.moves.push_back(prim(text));
-    if (!sched::apply_primitive(trial, g.moves.back()).ok()) return std::nullopt;
-  }
+    if (l.name == r)
+      tail = " " + r;
+    else if (l.name != x)
+      order += " " + l.name;
+  texts = {fmt::format("reorder {}{}{} {}", m, order, tail, x),
+           fmt::format("split {}.{} {}.o {}.i {}", m, x, x, x, lanes),
+           fmt::format("vectorize {}.{}.i {}", m, x, lanes), fmt::format("unroll {}.{}.o", m, x)};
+  if (rows > 1) texts.push_back(fmt::format("unroll {}.{}", m, r));
+  if (!add_moves(trial, g, texts)) return std::nullopt;
   return g;
+}
+
+// The tile over `rows` rows where it applies, else over one row.
+std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& s, const Knobs& k) {
+  const int64_t rows = k.count("rows") ? k.at("rows") : 1;
+  if (auto g = row_tile(p, s, k, rows)) return g;
+  return rows > 1 ? row_tile(p, s, k, 1) : std::nullopt;
 }
 
 Expected<std::vector<MoveGroup>> moves(const sched::Pipeline& p, const Knobs& k,
@@ -70,7 +114,7 @@ Expected<std::vector<MoveGroup>> moves(const sched::Pipeline& p, const Knobs& k,
 // fusion, vector loops and the score layout: 1.30x the kernel (31.8 -> 24.4 ms).
 std::optional<Proposal> propose(const ProposeInput& in) {
   int n = 0;
-  const Knobs k = {{"cols", 64}, {"lanes", 16}};
+  const Knobs k = {{"cols", 64}, {"lanes", 16}, {"rows", 1}};
   for (const sched::Stage& s : in.pipeline.stages) {
     bool fused = false;
     for (const sched::Stage& o : in.pipeline.stages)
@@ -101,8 +145,10 @@ Strategy masked_row_tile() {
   s.evidence =
       "An inline reduction over a causal or windowed range inside a vectorized row: its loop "
       "runs once per output vector.";
-  s.knobs = {{"cols", 64, {32, 64, 128}, "columns of the row per tile (a multiple of lanes)"},
-             {"lanes", 16, {8, 16}, "vector lanes (16 = one AVX-512 register of f32)"}};
+  s.knobs = {
+      {"rows", 8, {1, 4, 8}, "rows per tile (one where the row loop is not next to the columns)"},
+      {"cols", 64, {32, 64, 128}, "columns of the row per tile (a multiple of lanes)"},
+      {"lanes", 16, {8, 16}, "vector lanes (16 = one AVX-512 register of f32)"}};
   s.moves = moves;
   s.propose = propose;
   return s;
