@@ -49,7 +49,8 @@ TEST(MaskedRowTile, TilesTheCausalProductAndNothingElse) {
       "masked_row_tile",
       moves_test::scheduled(t, "compute_at den o.i\ncompute_at pe o.i\ncompute_at m o.i\n"));
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_TRUE(fused[0].starts_with("o: compute_at m o.h | compute_at pe o.h | compute_at den o.h | "))
+  EXPECT_TRUE(
+      fused[0].starts_with("o: compute_at m o.h | compute_at pe o.h | compute_at den o.h | "))
       << fused[0];
   EXPECT_NE(fused[0].find("compute_at den o.i.o | compute_at pe o.i.o | compute_at m o.i.o"),
             std::string::npos)
