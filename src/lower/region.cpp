@@ -71,16 +71,28 @@ void bound_by_predicate(const te::Expr& w, int c, PlaceholderLowerer& pl, Scope&
     return;
   }
   if (w.op != te::Op::lt && w.op != te::Op::le) return;
-  const te::Expr& r = w.args[0];
-  if (r.kind != te::ExprKind::name || r.ref.kind != te::RefKind::reduce_var) return;
+  auto is_rvar = [](const te::Expr& x) {
+    return x.kind == te::ExprKind::name && x.ref.kind == te::RefKind::reduce_var;
+  };
+  // `r < E` / `r <= E` caps r from above; `E <= r` / `E < r` (a sliding window's start) from
+  // below.
+  const bool above = is_rvar(w.args[0]);
+  if (!above && !is_rvar(w.args[1])) return;
+  const te::Expr& r = w.args[above ? 0 : 1];
   auto it = scope.find(placeholder(c, 'r', r.ref.index));
   if (it == scope.end()) return;
-  const Interval e = bounds_of(pl.index(w.args[1]), scope, pl.invariant);
-  if (!e.max.defined()) return;
-  const Expr cap = w.op == te::Op::lt ? simplify_linear(e.max - ir::i64(1)) : e.max;
+  const Interval e = bounds_of(pl.index(w.args[above ? 1 : 0]), scope, pl.invariant);
   Interval& v = it->second;
-  v.max = v.max.defined() ? ir::simplify(ir::min(v.max, cap)) : cap;
-  v.exact = false;
+  const ir::Expr shift = ir::i64(w.op == te::Op::lt ? 1 : 0);
+  if (above && e.max.defined()) {
+    const Expr cap = simplify_linear(e.max - shift);
+    v.max = v.max.defined() ? ir::simplify(ir::min(v.max, cap)) : cap;
+    v.exact = false;
+  } else if (!above && e.min.defined()) {
+    const Expr floor = simplify_linear(e.min + shift);
+    v.min = v.min.defined() ? ir::simplify(ir::max(v.min, floor)) : floor;
+    v.exact = false;
+  }
 }
 
 Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, PlaceholderLowerer& pl,
@@ -114,9 +126,10 @@ Scope scope_for(const sched::Pipeline& p, int c, const NestPoint& at, Placeholde
     Interval v{lo.min, hi.max.defined() ? simplify_linear(hi.max - ir::i64(1)) : Expr(), false};
     scope[placeholder(c, 'r', static_cast<int>(r))] = v;
   }
-  // A stage with a predicate updates only where it holds: a conjunct `r < E` or `r <= E` on a
-  // reduction variable r (mask_range's moving bounds) caps r's values at E's largest there, so
-  // a causal row reads its producers up to the diagonal, not over the whole static range.
+  // A stage with a predicate updates only where it holds: a conjunct `r < E` on a reduction
+  // variable r (mask_range's moving bounds) caps r's values at E's largest there, `E <= r` at
+  // E's smallest from below, so a causal row reads its producers up to the diagonal and a
+  // sliding window's from its start, not over the whole static range.
   if (s.where) bound_by_predicate(*s.where, c, pl, scope);
   return scope;
 }

@@ -21,6 +21,15 @@ Expected<std::string> read_file(const fs::path& path) {
 
 Status write_file_atomic(const fs::path& path, std::string_view contents) {
   std::error_code ec;
+  // Only a regular file is replaced: renaming over `-o /dev/null` or a FIFO would put a regular
+  // file in its place (as root, /dev/null itself). Those are written in place.
+  if (const fs::file_status st = fs::status(path, ec); fs::exists(st) && !fs::is_regular_file(st)) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return Status::error(path.string() + ": cannot write: " + std::strerror(errno));
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    if (!out) return Status::error(path.string() + ": write failed");
+    return ok_status();
+  }
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   if (ec) return Status::error(path.string() + ": cannot create directory: " + ec.message());
   std::random_device rd;

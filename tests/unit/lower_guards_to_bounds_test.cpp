@@ -106,5 +106,28 @@ TEST(GuardsToBounds, AnInnerRangeThatMovesWithTheLoopLeavesItAlone) {
   EXPECT_NE(out.find("for (j, 0, S)"), std::string::npos) << out;
 }
 
+TEST(GuardsToBounds, ALowerLimitStartsTheLoopAndBothSidesDrop) {
+  // A sliding window's row: max(0, i - W + 1) <= j && j < i + 1 over j in 0..S.
+  const Expr j = ivar("j"), i = ivar("i");
+  const Expr lo = ir::max(ir::i64(0), i - ivar("W") + ir::i64(1));
+  const Stmt body = ir::IfThenElse::make(ir::logical_and(ir::le(lo, j), ir::lt(j, i + ir::i64(1))),
+                                         ir::Store::make("y", ir::i64(0), fload("x", j)));
+  const std::string out = bounded(ir::For::make("j", ir::i64(0), ivar("S"), ForKind::serial, body));
+  EXPECT_NE(out.find("for (j, max(0, i - W + 1), max(min(S, i + 1) - max(0, i - W + 1), 0))"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("if ("), std::string::npos) << out;
+  // One guard side only, with the other condition beside it: that condition stays.
+  const Stmt half =
+      ir::IfThenElse::make(ir::logical_and(ir::le(lo, j), ir::lt(ivar("c"), ir::i64(3))),
+                           ir::Store::make("y", ir::i64(0), fload("x", j)));
+  const std::string out2 =
+      bounded(ir::For::make("j", ir::i64(0), ivar("S"), ForKind::serial, half));
+  EXPECT_NE(out2.find("for (j, max(0, i - W + 1), max(S - max(0, i - W + 1), 0))"),
+            std::string::npos)
+      << out2;
+  EXPECT_NE(out2.find("if (c < 3)"), std::string::npos) << out2;
+}
+
 }  // namespace
 }  // namespace kf

@@ -57,6 +57,17 @@ TEST(MaskRange, ARangeReadFromATensorIsMaskedOverTheDimensionItIndexes) {
             "ok");
 }
 
+TEST(MaskRange, ASlidingWindowIsMaskedOnBothSides) {
+  const Task flex = testing::task_at("bench/jaxbench/05_flex_attention");
+  EXPECT_EQ(testing::lower_and_judge(flex,
+                                     "split o.i i.o i.i 4\ncompute_at den o.i.o\n"
+                                     "compute_at pe o.i.o\ncompute_at m o.i.o\n"
+                                     "compute_at s o.i.o\ncompute_at s_r o.i.o\n"
+                                     "mask_range o o_m\ncompute_at o_m o.i.o\n"
+                                     "reorder o_m b h j i d\nunroll o_m.i\nmask_range m\n"),
+            "ok");
+}
+
 TEST(MaskRange, ARefusedMaskLeavesThePipelineAsItWas) {
   const Task t = testing::task_at("bench/jaxbench/01_flash_attention");
   sched::Pipeline p = testing::pipeline_of(t);
