@@ -3,8 +3,8 @@
 // takes over the loops, lets and guards between the loop and it (a limit read from a buffer
 // nothing in the loop writes, `lens[n]`, is a value there); one whose every store sits inside a
 // guard `E <= v + R` starts at the smallest such limit. A comparison whose limit never passes
-// the new bound holds on every iteration left and is dropped from its guard. An rfactor over the outer half
-// of a split leaves such a guard around every step of the last chunk's loop:
+// the new bound holds on every iteration left and is dropped from its guard. An rfactor over the
+// outer half of a split leaves such a guard around every step of the last chunk's loop:
 //
 //   for (c, 0, 35001) { if (t*35001 + c < N) { acc = acc + x[t*35001 + c] } }
 //     →  for (c, 0, min(35001, max(N - t*35001, 0))) { acc = acc + x[t*35001 + c] }
