@@ -21,12 +21,7 @@ using planner_test::Scenario;
 constexpr const char* kConv = "bench/jaxbench/18_conv2d_relu_biasadd";
 
 TEST(DirectConvBlocking, IsInTheCatalogWithMovesAndARule) {
-  const Strategy* s = find_strategy("direct_conv_blocking");
-  ASSERT_NE(s, nullptr);
-  EXPECT_NE(s->moves, nullptr);
-  EXPECT_NE(s->propose, nullptr);
-  EXPECT_TRUE(s->mechanical());
-  EXPECT_EQ(s->default_knobs().at("mr"), 8);
+  EXPECT_EQ(planner_test::unit_knobs("direct_conv_blocking")["mr"], 8);
 }
 
 TEST(DirectConvBlocking, TilesTheConvolutionAndNothingElse) {

@@ -22,11 +22,9 @@ using planner_test::Scenario;
 constexpr const char* kAttention = "bench/jaxbench/01_flash_attention";
 
 TEST(MaskedRowTile, IsInTheCatalogWithMovesAndARule) {
-  const Strategy* s = find_strategy("masked_row_tile");
-  ASSERT_NE(s, nullptr);
-  EXPECT_NE(s->moves, nullptr);
-  EXPECT_NE(s->propose, nullptr);
-  EXPECT_EQ(s->default_knobs().at("cols"), 64);
+  const Knobs k = planner_test::unit_knobs("masked_row_tile");
+  EXPECT_EQ(k.count("cols") ? k.at("cols") : 0, 64);
+  EXPECT_EQ(k.count("rows") ? k.at("rows") : 0, 8);
 }
 
 TEST(MaskedRowTile, TilesTheCausalProductAndNothingElse) {

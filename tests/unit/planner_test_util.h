@@ -16,6 +16,18 @@ namespace kf::agents::builtin::planner_test {
 
 using builtin_test::recipe_of;
 
+// A strategy that is a unit of its own (agents/builtin/strategies/ID.cpp) is in the catalog
+// with its moves and its planner rule, and returns its default knobs.
+inline Knobs unit_knobs(const std::string& id) {
+  const Strategy* s = find_strategy(id);
+  EXPECT_NE(s, nullptr) << id;
+  if (!s) return {};
+  EXPECT_NE(s->moves, nullptr) << id;
+  EXPECT_NE(s->propose, nullptr) << id;
+  EXPECT_TRUE(s->mechanical()) << id;
+  return s->default_knobs();
+}
+
 inline Evidence evidence(const std::string& bound, double fraction, int threads = 1,
                          double cpus_busy = 1.0) {
   Evidence e;
