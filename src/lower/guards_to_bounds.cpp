@@ -39,9 +39,15 @@ std::optional<Limit> guard_limit(const Expr& cond, const std::string& v) {
   return Limit{simplify_linear((upper ? c->b : c->a) - rest), upper};
 }
 
-// The buffers a statement loads from and those it stores to.
+// The buffers a statement loads from and those it stores to, and whether it has a guard (an if
+// without else) at all: most loops have none, and are not scanned.
 struct Buffers : ir::IRVisitor {
   std::set<std::string> loaded, stored;
+  bool guarded = false;
+  void visit_if_then_else(const ir::IfThenElse* op) override {
+    guarded = guarded || !op->else_case.defined();
+    IRVisitor::visit_if_then_else(op);
+  }
   void visit_load(const ir::Load* op) override {
     loaded.insert(op->buffer);
     IRVisitor::visit_load(op);
@@ -186,6 +192,7 @@ class GuardsToBounds : public ir::IRMutator {
       return st;
     Buffers b;
     b.visit(f->body);
+    if (!b.guarded) return st;
     GuardScan scan{f->name};
     for (const std::string& name : b.loaded)
       if (!b.stored.count(name)) scan.invariant.insert(name);
@@ -196,17 +203,19 @@ class GuardsToBounds : public ir::IRMutator {
     const Expr top = side_bound(scan.up, f->name, true, implied);
     const Expr bottom = side_bound(scan.low, f->name, false, implied);
     if (!top.defined() && !bottom.defined()) return st;
-    Expr start = f->min;
-    if (bottom.defined()) {
+    Expr start = f->min, extent;
+    if (!bottom.defined()) {
+      // The start stays: the extent stops at the top.
+      extent =
+          simplify_linear(ir::min(f->extent, ir::max(simplify_linear(top - f->min), ir::i64(0))));
+    } else {
       auto past = const_lower_bound(simplify_linear(bottom - f->min));
       start = past && *past >= 0 ? bottom : ir::simplify(ir::max(f->min, bottom));
+      Expr end = simplify_linear(f->min + f->extent);
+      if (top.defined()) end = ir::min(end, top);
+      extent = ir::max(simplify_linear(end - start), ir::i64(0));
     }
-    Expr end = simplify_linear(f->min + f->extent);
-    if (top.defined()) end = ir::min(end, top);
-    const Expr extent = ir::simplify(
-        bottom.defined() ? ir::max(simplify_linear(end - start), ir::i64(0))
-                         : simplify_linear(ir::min(
-                               f->extent, ir::max(simplify_linear(top - f->min), ir::i64(0)))));
+    extent = ir::simplify(extent);
     Stmt body = implied.empty() ? f->body : DropGuards(std::move(implied)).mutate(f->body);
     return ir::For::make(f->name, start, extent, f->for_kind, body);
   }

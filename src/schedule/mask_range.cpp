@@ -85,8 +85,9 @@ Expr* find_masked(const Pipeline& p, Expr& e, const Stage& s) {
 }
 
 // Widens every moving variable of reduce node `r` of stage `s` to its static cover and returns
-// the predicate of the original bounds (`lo <= j && j < hi`, each side only where it moved).
-Expr widen(const Pipeline& p, Stage& s, const Expr& r) {
+// the predicate of the original bounds (`lo <= j && j < hi`, each side only where it moved);
+// nothing when no side differs from its cover.
+std::optional<Expr> widen(const Pipeline& p, Stage& s, const Expr& r) {
   std::optional<Expr> pred;
   auto add = [&](Expr c) { pred = pred ? logical_and(std::move(*pred), std::move(c)) : c; };
   for (int rv : r.rvars) {
@@ -100,7 +101,7 @@ Expr widen(const Pipeline& p, Stage& s, const Expr& r) {
     v.hi = cover->second;
     v.is_static = true;
   }
-  return *pred;
+  return pred;
 }
 
 // Where the inline reduction ran: S's innermost loop outside its vector loop (a reduction inside
@@ -135,8 +136,8 @@ Status mask_in_place(Pipeline& p, int si, const Primitive& prim) {
   if (!unscheduled(p, s))
     return Status::error(s.name + " already has a schedule: mask its range before scheduling it");
   Stage trial = s;
-  const Expr top = trial.body;
-  trial.where = widen(p, trial, top);
+  trial.where = widen(p, trial, s.body);
+  if (!trial.where) return Status::error(s.name + "'s range already is its static cover");
   trial.reduction = true;
   trial.loops = default_loops(trial);
   s = std::move(trial);
@@ -163,14 +164,15 @@ Status apply_mask_range(Pipeline& p, const Primitive& prim) {
   if (Status st = check_new_stage_name(p, name); !st.ok()) return st;
   // The predicate rides in the reduction's body as a select while the reduction is lifted (the
   // lift renames the variables of both), then becomes the new stage's `where`.
-  Expr pred = widen(p, trial, *r);
+  std::optional<Expr> pred = widen(p, trial, *r);
+  if (!pred) return Status::error(s.name + ": the reduction's range already is its static cover");
   Expr zero = r->args[0].type == te::ValueType::i64 ? int_lit(0) : float_lit(0.0);
   Expr sel;
   sel.kind = ExprKind::call;
   sel.op = Op::select;
   sel.name = te::op_name(Op::select);
   sel.type = r->args[0].type;
-  sel.args = {std::move(pred), std::move(r->args[0]), std::move(zero)};
+  sel.args = {std::move(*pred), std::move(r->args[0]), std::move(zero)};
   r->args[0] = std::move(sel);
   if (!can_lift(trial, *r))
     return Status::error(s.name + ": the masked reduction reads a variable with no static range");

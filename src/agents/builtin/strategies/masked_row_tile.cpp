@@ -36,8 +36,7 @@ bool add_moves(sched::Pipeline& trial, MoveGroup& g, const std::vector<std::stri
 // stages (the reduction's producers, computed per row) move to the block of rows.
 std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& s, const Knobs& k,
                                   int64_t rows) {
-  if (s.vars.empty() || s.loops.empty() || s.compute.kind == sched::ComputeKind::inlined)
-    return std::nullopt;
+  if (s.vars.empty() || s.loops.empty() || !computed(s)) return std::nullopt;
   const std::string x = s.vars.back().name;
   if (s.loops.back().name != x) return std::nullopt;
   if (rows > 1 &&
@@ -96,7 +95,7 @@ std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& 
 
 // The tile over `rows` rows where it applies, else over one row.
 std::optional<MoveGroup> row_tile(const sched::Pipeline& p, const sched::Stage& s, const Knobs& k) {
-  const int64_t rows = k.count("rows") ? k.at("rows") : 1;
+  const int64_t rows = knob(k, "rows", 1);
   if (auto g = row_tile(p, s, k, rows)) return g;
   return rows > 1 ? row_tile(p, s, k, 1) : std::nullopt;
 }
