@@ -18,6 +18,7 @@
 #include "lower/prefetch.h"
 #include "lower/realize.h"
 #include "lower/simplify_indices.h"
+#include "lower/specialize_uniform.h"
 #include "lower/transpose_copies.h"
 #include "schedule/pipeline.h"
 #include "schedule/primitives.h"
@@ -206,6 +207,13 @@ Expected<ir::LoweredFunc> lower(const Task& task, const te::Program& program,
   s = lowering::guards_to_bounds(s);
   dump_ir("guards_to_bounds", s);
   KF_RETURN_IF_ERROR(budget.check("guards_to_bounds"));
+
+  std::set<std::string> uniform;
+  for (const sched::Stage& st : p.stages)
+    for (const sched::Loop& l : st.loops)
+      if (l.uniform) uniform.insert(st.name + "." + l.name);
+  s = lowering::specialize_uniform(s, uniform);
+  dump_ir("specialize_uniform", s);
 
   ir::LoweredFunc f{task.function, ir::params_from_task(task), s};
   for (const sched::Stage& st : p.stages)

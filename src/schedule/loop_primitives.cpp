@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "schedule/primitives_internal.h"
+#include "schedule/te_util.h"
 
 namespace kf::sched::detail {
 
@@ -26,6 +27,7 @@ Status apply_split(Pipeline& p, const std::string& ref, const std::string& outer
   i.name = inner;
   o.kind = i.kind = LoopKind::serial;
   o.lanes = i.lanes = 0;
+  o.uniform = i.uniform = false;  // its body is not the body that was specialized
   s.loops[li] = o;
   s.loops.insert(s.loops.begin() + li + 1, i);
   s.splits.push_back({SplitKind::split, old.name, outer, inner, factor});
@@ -153,6 +155,36 @@ Status apply_parallel(Pipeline& p, const Primitive& prim) {
   if (!why.empty()) return Status::error("cannot parallelize " + prim.args[0] + ": " + why);
   l.kind = LoopKind::parallel;
   l.lanes = 0;
+  return ok_status();
+}
+
+// The mark is a lowering hint: whatever the data, the specialized body runs only where the reads
+// it merges hold one value (lower/specialize_uniform.h), so the only conditions are that the loop
+// exists as a loop (not replicated or turned into lanes) and that something in it gathers.
+Status apply_specialize_uniform(Pipeline& p, const Primitive& prim) {
+  auto at = find_loop(p, prim.args[0]);
+  if (!at) return at.error();
+  auto [si, li] = *at;
+  Stage& s = p.stages[si];
+  Loop& l = s.loops[li];
+  const std::string what = "cannot specialize " + prim.args[0];
+  if (s.compute.kind == ComputeKind::inlined)
+    return Status::error(what + ": " + s.name + " is inlined (its readers' loops run its reads)");
+  if (l.kind == LoopKind::vectorized || l.kind == LoopKind::unrolled)
+    return Status::error(what + ": it is " + to_string(l.kind) +
+                         " (its body is replicated or runs as lanes); mark a loop around it");
+  if (l.uniform) return Status::error(what + ": it is specialized already");
+  int gathers = 0;
+  for (size_t q = 0; q < p.stages.size(); ++q) {
+    if (!computed_inside(p, static_cast<int>(q), si, static_cast<int>(li))) continue;
+    gathers += gathered_reads(p.stages[q].body);
+    if (p.stages[q].where) gathers += gathered_reads(*p.stages[q].where);
+  }
+  if (gathers == 0)
+    return Status::error(what + ": no read in " + s.name +
+                         " or the stages computed inside the loop indexes through a tensor read "
+                         "(such as rhs[grp[m], k, n])");
+  l.uniform = true;
   return ok_status();
 }
 

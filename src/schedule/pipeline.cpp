@@ -551,6 +551,7 @@ std::string Pipeline::to_string() const {
       if (l.kind == LoopKind::vectorized && l.lanes) os << " " << l.lanes;
       if (l.kind != LoopKind::serial) os << ")";
       if (l.prefetch > 0) os << "(prefetch " << l.prefetch << ")";
+      if (l.uniform) os << "(uniform)";
     }
     os << "\n  compute: ";
     switch (s.compute.kind) {

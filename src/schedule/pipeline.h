@@ -49,6 +49,8 @@ struct Loop {
   bool reduce = false;   // derived from a reduction variable
   bool scan = false;     // derived from the scan dim of a recurrence
   int64_t prefetch = 0;  // > 0: each iteration prefetches the inputs this many ahead read
+  bool uniform = false;  // specialize_uniform: a second body for iterations whose index reads
+                         // agree (lower/specialize_uniform.h)
 };
 
 enum class SplitKind { split, fuse };

@@ -86,6 +86,14 @@ const std::vector<PrimitiveInfo>& primitive_table() {
       {K::phase_split, "phase_split", "STAGE NEW", {N, N}, 0, false, apply_phase_split, 2},
       {K::online_softmax, "online_softmax", "MAX_STAGE", {N}, 0, false, apply_online_softmax, 2},
       {K::mask_range, "mask_range", "STAGE [NEW]", {N, N}, 1, false, apply_mask_range, 2},
+      {K::specialize_uniform,
+       "specialize_uniform",
+       "STAGE.LOOP",
+       {L},
+       0,
+       false,
+       apply_specialize_uniform,
+       2},
   };
   return table;
 }

@@ -58,12 +58,13 @@ Status apply_hoist_gathers(Pipeline& p, const Primitive& prim);
 Status apply_vectorize_reductions(Pipeline& p, const Primitive& prim);
 Status apply_prefetch(Pipeline& p, const Primitive& prim);
 Status apply_double_buffer(Pipeline& p, const Primitive& prim);
-Status apply_reciprocal(Pipeline& p, const Primitive& prim);      // reciprocal.cpp
-Status apply_hoist(Pipeline& p, const Primitive& prim);           // hoist.cpp
-Status apply_mask_range(Pipeline& p, const Primitive& prim);      // mask_range.cpp
-Status apply_approximate(Pipeline& p, const Primitive& prim);     // approximate.cpp
-Status apply_phase_split(Pipeline& p, const Primitive& prim);     // phase_split.cpp
-Status apply_online_softmax(Pipeline& p, const Primitive& prim);  // online_softmax.cpp
+Status apply_reciprocal(Pipeline& p, const Primitive& prim);          // reciprocal.cpp
+Status apply_hoist(Pipeline& p, const Primitive& prim);               // hoist.cpp
+Status apply_mask_range(Pipeline& p, const Primitive& prim);          // mask_range.cpp
+Status apply_specialize_uniform(Pipeline& p, const Primitive& prim);  // loop_primitives.cpp
+Status apply_approximate(Pipeline& p, const Primitive& prim);         // approximate.cpp
+Status apply_phase_split(Pipeline& p, const Primitive& prim);         // phase_split.cpp
+Status apply_online_softmax(Pipeline& p, const Primitive& prim);      // online_softmax.cpp
 
 // 0, 1, ..., n - 1: a stage's storage order when it is stored as declared.
 std::vector<int> identity(size_t n);

@@ -198,6 +198,8 @@ Primitive random_move(const Pipeline& p, Rng& rng) {
     }
     case PrimitiveKind::prefetch:
       return make(kind, {ref(loop()), std::to_string(rng.pick(factors) * 16)});
+    case PrimitiveKind::specialize_uniform:
+      return make(kind, {ref(loop())});
     case PrimitiveKind::double_buffer: {
       // The rows go into a loop of any live stage; apply_primitive rejects what cannot work.
       if (live.empty()) break;

@@ -365,6 +365,18 @@ int divided_gathers(const Expr& e) {
   return n;
 }
 
+int gathered_reads(const Expr& e) {
+  int n = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind != ExprKind::access) return;
+    bool gathered = false;
+    for (const Expr& index : x.args)
+      te::visit(index, [&](const Expr& y) { gathered |= y.kind == ExprKind::access; });
+    if (gathered) ++n;
+  });
+  return n;
+}
+
 bool vectorizable_reduce(const Expr& x) {
   if (x.kind != ExprKind::reduce || x.rvars.size() != 1 || x.args[0].type != te::ValueType::f64)
     return false;

@@ -90,6 +90,9 @@ int tanh_softplus_calls(const te::Expr& e);
 // k_pages[page_table[n, t / PS], t % PS, h / G, d]: the page table read at t / PS). hoist_gathers
 // runs the divided variables' loops by pages so that index is read once per page.
 int divided_gathers(const te::Expr& e);
+// The reads in e whose index reads a tensor (14's rhs[grp[m], k, n]): specialize_uniform's
+// evidence.
+int gathered_reads(const te::Expr& e);
 
 // Integer value of a number literal or of a static expression folded without an environment
 // (literal arithmetic only), if it is one.

@@ -52,7 +52,8 @@ enum class PrimitiveKind {
   hoist_gathers,
   phase_split,
   online_softmax,
-  mask_range
+  mask_range,
+  specialize_uniform
 };
 
 std::string to_string(PrimitiveKind k);
