@@ -69,6 +69,16 @@ TEST(UniformGatherTile, ThePlannerProposesItOnceTheTileIsThere) {
   EXPECT_NE(p.why.find("1 register tiles read their operand through a per-row index"),
             std::string::npos)
       << p.why;
+  // Weighed by the time per stage, the mark counts the tile's accumulator computed inside the
+  // loop, not only the copy-out loops of the stage the loop belongs to.
+  Evidence timed = evidence("compute", 0.5);
+  timed.stage_shares = {{"out", 0.96}, {"grp", 0.02}, {"end", 0.02}};
+  const Plan weighed = tiled.plan_until("uniform_gather_tile", timed);
+  EXPECT_EQ(weighed.strategy, "uniform_gather_tile") << weighed.why;
+  EXPECT_NE(weighed.why.find("96% of the time is in the stages it changes (out)"),
+            std::string::npos)
+      << weighed.why;
+  EXPECT_GT(weighed.expected_speedup, 1.25);
   Scenario marked(kGrouped, recipe_of({"register_block", "uniform_gather_tile"}));
   EXPECT_NE(marked.plan_until("uniform_gather_tile", evidence("compute", 0.5)).strategy,
             "uniform_gather_tile");

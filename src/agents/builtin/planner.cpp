@@ -75,6 +75,14 @@ std::set<std::string> touched_stages(const std::string& id, const sched::Pipelin
           m.kind == sched::PrimitiveKind::compute_at || m.kind == sched::PrimitiveKind::cache_read;
       for (size_t a = 0; a < m.args.size() && a < (second ? 2u : 1u); ++a)
         named.insert(m.args[a].substr(0, m.args[a].find('.')));
+      // A specialized loop's body is everything computed inside it: the tile's accumulator,
+      // not only the copy-out loops of the stage it belongs to.
+      if (m.kind == sched::PrimitiveKind::specialize_uniform) {
+        const std::string host = m.args[0].substr(0, m.args[0].find('.'));
+        for (const sched::Stage& q : p.stages)
+          if (q.compute.kind == sched::ComputeKind::at && q.compute.stage == host)
+            named.insert(q.name);
+      }
     }
     std::set<std::string> hosts;
     const size_t light_before = light->size();
