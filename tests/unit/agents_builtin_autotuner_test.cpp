@@ -54,6 +54,17 @@ TEST(BuiltinAutotuner, FindsTheKnownOptimumWithinBudget) {
   EXPECT_EQ(m.origins[0], "autotune:register_block.mr=4");
 }
 
+TEST(BuiltinAutotuner, AStepWithoutKnobsLeavesTheTileBeforeItToTune) {
+  // 14's register tile, then the specialization of its loop (no knobs): the tile's knobs are
+  // the newest there are to tune.
+  FakeMeasure m;
+  const Recipe start = recipe_of({"register_block", "uniform_gather_tile"});
+  Recipe best = tune_recipe(start, m.time_of(start), m.fn(), 20, TuneScope::newest_step, {});
+  EXPECT_EQ(best.to_string(), "register_block(lanes=8,mr=8,nr=48) + uniform_gather_tile()");
+  ASSERT_FALSE(m.origins.empty());
+  EXPECT_EQ(m.origins[0], "autotune:register_block.mr=4");
+}
+
 TEST(BuiltinAutotuner, AWiderTileGivesUpRowsToFitTheRegisterFile) {
   // 8 x 64 would need 32 accumulators alone: the trial nr = 64 runs as 6 x 64 (24 accumulators,
   // 4 operand vectors, 1 broadcast: 29 of AVX-512's 32 registers), the tile that wins here.

@@ -320,10 +320,20 @@ Recipe tune_recipe(const Recipe& best, double best_time, const RecipeMeasureFn& 
     for (size_t i = 0; i < cur.steps.size() && budget > 0; ++i) sweep(i);
     return cur;
   }
-  // The newest step first. The earlier ones were tuned when they were accepted: they are swept
-  // again only when the newest step's knobs moved (the balance between the steps changed), so a
-  // step that needs no tuning costs one sweep of its own knobs, not of the whole recipe's.
-  bool improved = sweep(cur.steps.size() - 1);
+  // The newest step with knobs first: a step with none (a loop's specialization) leaves the
+  // tuning of the one before it (its tile) still to do. The earlier ones were tuned when they
+  // were accepted: they are swept again only when the newest step's knobs moved (the balance
+  // between the steps changed), so a step that needs no tuning costs one sweep of its own knobs,
+  // not of the whole recipe's.
+  size_t newest = cur.steps.size() - 1;
+  const auto tunable = [&](size_t i) {
+    const Strategy* s = find_strategy(cur.steps[i].strategy);
+    return s && std::any_of(s->knobs.begin(), s->knobs.end(), [&](const Knob& k) {
+             return !ctx.pins || !ctx.pins->pinned(s->id, k.name);
+           });
+  };
+  while (newest > 0 && !tunable(newest)) --newest;
+  bool improved = sweep(newest);
   while (improved && budget > 0) {
     improved = false;
     for (size_t i = cur.steps.size(); i-- > 0 && budget > 0;) improved = sweep(i) || improved;
