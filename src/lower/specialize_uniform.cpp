@@ -15,60 +15,76 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 
-// The variables a statement binds: its loops, its lets.
-struct BoundNames : ir::IRVisitor {
-  std::set<std::string> names;
+// What a loop body binds (its loops, its lets) and the buffers it writes.
+struct BodyFacts : ir::IRVisitor {
+  std::set<std::string> bound, stored;
   void visit_for(const ir::For* op) override {
-    names.insert(op->name);
+    bound.insert(op->name);
     IRVisitor::visit_for(op);
   }
   void visit_let_stmt(const ir::LetStmt* op) override {
-    names.insert(op->name);
+    bound.insert(op->name);
     IRVisitor::visit_let_stmt(op);
   }
   void visit_let(const ir::Let* op) override {
-    names.insert(op->name);
+    bound.insert(op->name);
     IRVisitor::visit_let(op);
+  }
+  void visit_store(const ir::Store* op) override {
+    stored.insert(op->buffer);
+    IRVisitor::visit_store(op);
   }
 };
 
-struct VarNames : ir::IRVisitor {
-  std::set<std::string> names;
-  void visit_var(const ir::Var* op) override { names.insert(op->name); }
+// The variables an expression reads and the buffers it loads from.
+struct Reads : ir::IRVisitor {
+  std::set<std::string> vars, buffers;
+  void visit_var(const ir::Var* op) override { vars.insert(op->name); }
+  void visit_load(const ir::Load* op) override {
+    buffers.insert(op->buffer);
+    IRVisitor::visit_load(op);
+  }
 };
 
-bool uses_any(const Expr& e, const std::set<std::string>& names) {
-  VarNames v;
-  v.visit(e);
-  for (const std::string& n : v.names)
-    if (names.contains(n)) return true;
-  return false;
+// Whether `e` can be computed before the body: it reads no variable the body binds and no
+// buffer the body writes.
+bool computable_before(const Expr& e, const BodyFacts& body) {
+  Reads r;
+  r.visit(e);
+  for (const std::string& v : r.vars)
+    if (body.bound.contains(v)) return false;
+  for (const std::string& b : r.buffers)
+    if (body.stored.contains(b)) return false;
+  return true;
 }
 
-// One read the test may compute before the body: its tensor, its index, and the extents of the
-// loops around it inside the body, outermost first.
+// One read the test may compute before the body: its tensor, its index, and either the
+// tensor's extent (an allocation around the loop: the test checks the index against it) or the
+// extents of the loops around the read inside the body, outermost first (the test requires them
+// to run, so it reads only what the body would).
 struct Read {
   ir::Type type;
   std::string buffer;
   Expr index;
   std::string key;  // the index as text: equal texts are the same position
+  Expr bound;       // the tensor's extent, when known
   std::vector<Expr> extents;
 };
 
-// The reads of integer tensors at indices free of the body's variables, made whenever the
-// loops around them run (not under a condition), and the tensors the body writes.
+// The reads of integer tensors the body does not write, at indices the test can compute: all of
+// them where the tensor's extent is known; elsewhere those made whenever the loops around them
+// run (outside conditions, inside loops whose extents the test can compute).
 class Survey : public ir::IRVisitor {
  public:
-  explicit Survey(std::set<std::string> bound) : bound_(std::move(bound)) {}
+  Survey(const BodyFacts& body, const std::map<std::string, Expr>& allocated)
+      : body_(body), allocated_(allocated) {}
   std::vector<Read> reads;
-  std::set<std::string> stored;
 
  protected:
   void visit_for(const ir::For* op) override {
     visit(op->min);
     visit(op->extent);
-    // A loop whose extent the test cannot compute hides its reads from the test.
-    const bool opaque = uses_any(op->extent, bound_);
+    const bool opaque = !computable_before(op->extent, body_);
     extents_.push_back(op->extent);
     conditional_ += opaque;
     visit(op->body);
@@ -89,14 +105,16 @@ class Survey : public ir::IRVisitor {
     visit(op->false_value);
     --conditional_;
   }
-  void visit_store(const ir::Store* op) override {
-    stored.insert(op->buffer);
-    IRVisitor::visit_store(op);
-  }
   void visit_load(const ir::Load* op) override {
-    if (conditional_ == 0 && !op->predicate.defined() && op->type.is_int() &&
-        op->type.is_scalar() && !uses_any(op->index, bound_))
-      reads.push_back({op->type, op->buffer, op->index, ir::to_string(op->index), extents_});
+    if (!op->predicate.defined() && op->type.is_int() && op->type.is_scalar() &&
+        !body_.stored.contains(op->buffer) && computable_before(op->index, body_)) {
+      auto a = allocated_.find(op->buffer);
+      if (a != allocated_.end())
+        reads.push_back({op->type, op->buffer, op->index, ir::to_string(op->index), a->second, {}});
+      else if (conditional_ == 0)
+        reads.push_back(
+            {op->type, op->buffer, op->index, ir::to_string(op->index), Expr(), extents_});
+    }
     if (op->predicate.defined()) {
       ++conditional_;
       IRVisitor::visit_load(op);
@@ -107,7 +125,8 @@ class Survey : public ir::IRVisitor {
   }
 
  private:
-  std::set<std::string> bound_;
+  const BodyFacts& body_;
+  const std::map<std::string, Expr>& allocated_;
   std::vector<Expr> extents_;
   int conditional_ = 0;
 };
@@ -131,15 +150,14 @@ class Merge : public ir::IRMutator {
 };
 
 // The loop body with its specialized version in front, or nullopt when nothing in it can merge.
-std::optional<Stmt> specialize(const Stmt& body) {
-  BoundNames b;
-  b.visit(body);
-  Survey survey(b.names);
+std::optional<Stmt> specialize(const Stmt& body, const std::map<std::string, Expr>& allocated) {
+  BodyFacts facts;
+  facts.visit(body);
+  Survey survey(facts, allocated);
   survey.visit(body);
-  // Per tensor the body does not write, its positions in order of first appearance.
+  // Per tensor, its positions in order of first appearance.
   std::map<std::string, std::vector<const Read*>> positions;
   for (const Read& r : survey.reads) {
-    if (survey.stored.contains(r.buffer)) continue;
     auto& list = positions[r.buffer];
     if (std::none_of(list.begin(), list.end(), [&](const Read* q) { return q->key == r.key; }))
       list.push_back(&r);
@@ -151,13 +169,17 @@ std::optional<Stmt> specialize(const Stmt& body) {
     if (!tested.insert(ir::to_string(c)).second) return;
     test = test.defined() ? ir::logical_and(test, c) : c;
   };
-  // Every loop around a merged read runs first (outermost first, so an inner extent is computed
-  // only where the loops around it run), then the equalities: each read of the test is one the
-  // body makes.
+  // First what makes each read of the test safe (its index within the tensor, or every loop
+  // around it running, outermost first so an inner extent is computed only where the loops
+  // around it run), then the equalities.
   for (const auto& [buffer, list] : positions) {
     if (list.size() < 2) continue;
     std::set<std::string> keys;
     for (const Read* r : list) {
+      if (r->bound.defined()) {
+        require(ir::le(ir::make_zero(r->index.type()), r->index));
+        require(ir::lt(r->index, r->bound));
+      }
       for (const Expr& ext : r->extents) require(ir::lt(ir::make_zero(ext.type()), ext));
       keys.insert(r->key);
     }
@@ -179,19 +201,34 @@ class Specialize : public ir::IRMutator {
   explicit Specialize(const std::set<std::string>& loops) : loops_(loops) {}
 
  protected:
+  Stmt mutate_allocate(const ir::Allocate* op, const Stmt& s) override {
+    if (!op->element_type.is_scalar()) return IRMutator::mutate_allocate(op, s);
+    // An allocation of the same name inside another shadows it for its body only.
+    const auto outer = allocated_.find(op->name);
+    const bool shadows = outer != allocated_.end();
+    const Expr saved = shadows ? outer->second : Expr();
+    allocated_[op->name] = op->extent;
+    Stmt m = IRMutator::mutate_allocate(op, s);
+    if (shadows)
+      allocated_[op->name] = saved;
+    else
+      allocated_.erase(op->name);
+    return m;
+  }
   Stmt mutate_for(const ir::For* op, const Stmt& s) override {
     Stmt m = IRMutator::mutate_for(op, s);
     const ir::For* f = m.as<ir::For>();
     if (!loops_.contains(f->name) ||
         (f->for_kind != ir::ForKind::serial && f->for_kind != ir::ForKind::parallel))
       return m;
-    auto body = specialize(f->body);
+    auto body = specialize(f->body, allocated_);
     if (!body) return m;
     return ir::For::make(f->name, f->min, f->extent, f->for_kind, *body);
   }
 
  private:
   const std::set<std::string>& loops_;
+  std::map<std::string, Expr> allocated_;  // the allocations around the node: their extents
 };
 
 }  // namespace

@@ -7,17 +7,21 @@
 //
 //   for (m.o, 0, M / 6) { BODY }
 //     →  for (m.o, 0, M / 6) {
-//          if (0 < K && grp[m.o*6 + 1] == grp[m.o*6] && ... && grp[m.o*6 + 5] == grp[m.o*6]) {
+//          if (0 <= m.o*6 && m.o*6 < M && ... && grp[m.o*6 + 1] == grp[m.o*6] && ...) {
 //            BODY with every grp[m.o*6 + r] read as grp[m.o*6]
 //          } else { BODY } }
 //
-// The reads merged are those of an integer tensor the body does not write, at indices free of
-// every variable bound inside the body (so the test before the body computes them), outside any
-// condition (an if, a select's branches, a predicated load). The test also requires every loop
-// around them inside the body to run at least once: it then reads only what the body itself
-// would read. Whatever the data, each iteration runs a body that computes what the original
-// computes. Only serial and parallel loops are specialized (an unrolled or vector loop is gone by
-// then); a loop with fewer than two such positions of one tensor is left as it is.
+// The reads merged are those of an integer tensor the body does not write, at indices that read
+// no variable the body binds and no buffer it writes (so the test before the body computes
+// them). The test makes each of its reads safe: where the tensor is an allocation around the
+// loop (an intermediate such as grp), the index is checked against its extent first, so the
+// reads may sit anywhere in the body (under a condition, in a loop that may not run); for an
+// input, only reads outside any condition (an if, a select's branches, a predicated load) in
+// loops whose extents the test can compute count, and the test requires those loops to run, so
+// it reads only what the body itself would. Whatever the data, each iteration runs a body that
+// computes what the original computes. Only serial and parallel loops are specialized (an
+// unrolled or vector loop is gone by then); a loop with fewer than two such positions of one
+// tensor is left as it is.
 #pragma once
 
 #include <set>

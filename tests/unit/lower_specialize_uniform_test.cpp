@@ -76,5 +76,30 @@ TEST(SpecializeUniform, LeavesAloneWhatItCannotMerge) {
   EXPECT_TRUE(lowering::specialize_uniform(inner, {"out.m.o"}).same_as(inner));
 }
 
+TEST(SpecializeUniform, AnAllocatedTensorIsReadWithinItsExtentWhereverTheBodyReadsIt) {
+  // grp allocated around the loop (an intermediate): a read under a condition, or in a loop that
+  // may not run, is a position too; the test checks each index against the extent instead.
+  const Stmt guarded =
+      tile(ir::Block::make({row(0), ir::IfThenElse::make(ir::lt(ivar("k"), ivar("E")), row(1))}));
+  const Stmt alloc = ir::Allocate::make("grp", ir::Type::i64(), ivar("M") * ir::i64(2),
+                                        ir::MemoryKind::heap, guarded);
+  const std::string out = specialized(alloc);
+  EXPECT_NE(out.find("if (0 <= out.m.o*2 && out.m.o*2 < M*2 && 0 <= out.m.o*2 + 1 && "
+                     "out.m.o*2 + 1 < M*2 && grp[out.m.o*2 + 1] == grp[out.m.o*2])"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("0 < K"), std::string::npos) << "no loop needs to run: " << out;
+}
+
+TEST(SpecializeUniform, ALoopWhoseExtentTheBodyComputesHidesItsReads) {
+  // for (k, 0, len[0]) with len written in the body: the test cannot know the extent before the
+  // body, so an input's reads inside that loop are not positions.
+  const Stmt inner = ir::For::make("k", ir::i64(0), iload("len", ir::i64(0)), ForKind::serial,
+                                   ir::Block::make({row(0), row(1)}));
+  const Stmt body = ir::Block::make({ir::Store::make("len", ir::i64(0), ivar("K")), inner});
+  const Stmt loop = ir::For::make("out.m.o", ir::i64(0), ivar("M"), ForKind::serial, body);
+  EXPECT_TRUE(lowering::specialize_uniform(loop, {"out.m.o"}).same_as(loop));
+}
+
 }  // namespace
 }  // namespace kf
