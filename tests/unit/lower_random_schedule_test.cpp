@@ -97,13 +97,8 @@ std::vector<std::string> other_suite_tasks() {
   const std::set<std::string> main = {"08_gemm", "09_swiglu_mlp", "12_rmsnorm",
                                       "18_conv2d_relu_biasadd", "50_matmul_gelu_softmax"};
   std::vector<std::string> out;
-  for (const auto& e :
-       std::filesystem::directory_iterator(testing::source_dir() / "bench/jaxbench")) {
-    const std::string name = e.path().filename().string();
-    if (main.count(name) || !std::filesystem::exists(e.path() / "task.toml")) continue;
-    out.push_back("bench/jaxbench/" + name);
-  }
-  std::sort(out.begin(), out.end());
+  for (const std::string& path : testing::suite_task_paths())
+    if (!main.count(std::filesystem::path(path).filename().string())) out.push_back(path);
   return out;
 }
 

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "harness/evaluator.h"
 #include "lower/lower.h"
@@ -21,6 +24,17 @@ inline Task task_at(const std::string& rel) {
   auto t = load_task(source_dir() / rel);
   KF_CHECK(t.has_value()) << t.error().message();
   return *t;
+}
+
+// The paths of the suite's tasks relative to the source tree ("bench/jaxbench/08_gemm"), in name
+// order (a directory lists in no fixed order).
+inline std::vector<std::string> suite_task_paths() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "bench/jaxbench"))
+    if (std::filesystem::exists(e.path() / "task.toml"))
+      out.push_back("bench/jaxbench/" + e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // A task loaded as a mode loads it (compile_task): with its parsed spec and default pipeline.
