@@ -202,12 +202,15 @@ class Specialize : public ir::IRMutator {
 
  protected:
   Stmt mutate_allocate(const ir::Allocate* op, const Stmt& s) override {
-    if (!op->element_type.is_scalar()) return IRMutator::mutate_allocate(op, s);
-    // An allocation of the same name inside another shadows it for its body only.
+    // An allocation shadows one of the same name around it for its body only; the extent of one
+    // of vectors is not in the elements a scalar index counts, so it is not known there.
     const auto outer = allocated_.find(op->name);
     const bool shadows = outer != allocated_.end();
     const Expr saved = shadows ? outer->second : Expr();
-    allocated_[op->name] = op->extent;
+    if (op->element_type.is_scalar())
+      allocated_[op->name] = op->extent;
+    else
+      allocated_.erase(op->name);
     Stmt m = IRMutator::mutate_allocate(op, s);
     if (shadows)
       allocated_[op->name] = saved;
