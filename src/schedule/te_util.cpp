@@ -341,6 +341,26 @@ int approximable_calls(const Expr& e) {
   return n;
 }
 
+namespace {
+
+// The reads in e whose index holds a read `through` accepts (the tensor read an index goes
+// through: a page table, a group id).
+template <typename Through>
+int reads_through(const Expr& e, const Through& through) {
+  int n = 0;
+  te::visit(e, [&](const Expr& x) {
+    if (x.kind != ExprKind::access) return;
+    bool gathered = false;
+    for (const Expr& index : x.args)
+      te::visit(index,
+                [&](const Expr& y) { gathered |= y.kind == ExprKind::access && through(y); });
+    if (gathered) ++n;
+  });
+  return n;
+}
+
+}  // namespace
+
 int divided_gathers(const Expr& e) {
   auto divides_var = [](const Expr& x) {
     if (x.kind != ExprKind::call || (x.op != te::Op::div && x.op != te::Op::mod)) return false;
@@ -350,31 +370,16 @@ int divided_gathers(const Expr& e) {
                                                   a.ref.kind == te::RefKind::reduce_var);
     return var && b.kind == ExprKind::name && b.ref.kind == te::RefKind::dim;
   };
-  int n = 0;
-  te::visit(e, [&](const Expr& x) {
-    if (x.kind != ExprKind::access) return;
-    bool gathered = false;
-    for (const Expr& index : x.args)
-      te::visit(index, [&](const Expr& y) {
-        if (y.kind != ExprKind::access) return;
-        for (const Expr& inner : y.args)
-          te::visit(inner, [&](const Expr& z) { gathered |= divides_var(z); });
-      });
-    if (gathered) ++n;
+  return reads_through(e, [&](const Expr& table) {
+    bool divided = false;
+    for (const Expr& inner : table.args)
+      te::visit(inner, [&](const Expr& z) { divided |= divides_var(z); });
+    return divided;
   });
-  return n;
 }
 
 int gathered_reads(const Expr& e) {
-  int n = 0;
-  te::visit(e, [&](const Expr& x) {
-    if (x.kind != ExprKind::access) return;
-    bool gathered = false;
-    for (const Expr& index : x.args)
-      te::visit(index, [&](const Expr& y) { gathered |= y.kind == ExprKind::access; });
-    if (gathered) ++n;
-  });
-  return n;
+  return reads_through(e, [](const Expr&) { return true; });
 }
 
 bool vectorizable_reduce(const Expr& x) {

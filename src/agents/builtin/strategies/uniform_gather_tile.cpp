@@ -22,7 +22,8 @@
 namespace kf::agents::builtin {
 namespace {
 
-// Whether stage q's loops (or s's own after loop li) include an unrolled one: the tile's rows.
+// Whether an unrolled loop (the tile's rows) runs inside loop li of stage si: one of si's own
+// loops after it, or a loop of a stage computed at li or a loop inside it.
 bool unrolled_inside(const sched::Pipeline& p, size_t si, size_t li) {
   const sched::Stage& s = p.stages[si];
   for (size_t l = li + 1; l < s.loops.size(); ++l)
